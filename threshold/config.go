@@ -1,0 +1,123 @@
+package threshold
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Mode selects how the threshold is computed.
+type Mode string
+
+const (
+	// ModeARTT is ARTT-HPA: dynamically weighted trend and cost-scaled volatility.
+	ModeARTT Mode = "artt"
+	// ModeLARE is the LARE-HPA baseline: volatility only, without the
+	// per-request CPU cost.
+	ModeLARE Mode = "lare"
+	// ModeStatic is a fixed threshold, as a plain CPU target would be.
+	ModeStatic Mode = "static"
+)
+
+// Config holds every knob of the threshold. DefaultConfig gives the values
+// the package documentation explains.
+type Config struct {
+	// Mode selects ARTT, LARE or static.
+	Mode Mode
+	// MinThreshold and MaxThreshold bound the adaptive threshold; they are in
+	// whatever unit the threshold is compared with (the scaler uses percent
+	// of the CPU request).
+	MinThreshold, MaxThreshold float64
+	// StaticThreshold is the threshold in ModeStatic.
+	StaticThreshold float64
+	// Quantile q sets the outlier interval mean ± z·sd with z = Φ⁻¹(q).
+	Quantile float64
+	// WarmUp is how many values each bound admits before the outlier interval
+	// applies.
+	WarmUp int
+	// RANSAC tunes the trend fit.
+	RANSAC RANSACParams
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		Mode:            ModeARTT,
+		MinThreshold:    50,
+		MaxThreshold:    80,
+		StaticThreshold: 70,
+		Quantile:        0.975,
+		WarmUp:          5,
+		RANSAC: RANSACParams{
+			MADMultiplier: 2.5,
+			MaxIterations: 100,
+			Confidence:    0.99,
+			MinSamples:    5,
+			Seed:          1,
+		},
+	}
+}
+
+// FieldError names the Config field that is invalid, its value and why.
+type FieldError struct {
+	Field  string
+	Value  any
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Reason)
+}
+
+// Validate reports the first invalid field as a *FieldError.
+func (c Config) Validate() error {
+	finitePositive := func(field string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+			return &FieldError{field, v, "must be a finite number above 0"}
+		}
+		return nil
+	}
+	switch c.Mode {
+	case ModeARTT, ModeLARE, ModeStatic:
+	default:
+		return &FieldError{"Mode", c.Mode, `must be one of "artt", "lare", "static"`}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"MinThreshold", c.MinThreshold},
+		{"MaxThreshold", c.MaxThreshold},
+		{"StaticThreshold", c.StaticThreshold},
+		{"RANSAC.MADMultiplier", c.RANSAC.MADMultiplier},
+	} {
+		if err := finitePositive(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if c.MinThreshold > c.MaxThreshold {
+		return &FieldError{"MinThreshold", c.MinThreshold, fmt.Sprintf("must not exceed MaxThreshold (%v)", c.MaxThreshold)}
+	}
+	if !(c.Quantile > 0.5 && c.Quantile < 1) {
+		return &FieldError{"Quantile", c.Quantile, "must be in (0.5, 1)"}
+	}
+	if c.WarmUp < 2 {
+		return &FieldError{"WarmUp", c.WarmUp, "must be at least 2"}
+	}
+	if c.RANSAC.MaxIterations < 1 || c.RANSAC.MaxIterations > 100000 {
+		return &FieldError{"RANSAC.MaxIterations", c.RANSAC.MaxIterations, "must be in [1, 100000]"}
+	}
+	if !(c.RANSAC.Confidence > 0 && c.RANSAC.Confidence < 1) {
+		return &FieldError{"RANSAC.Confidence", c.RANSAC.Confidence, "must be in (0, 1)"}
+	}
+	if c.RANSAC.MinSamples < 3 {
+		return &FieldError{"RANSAC.MinSamples", c.RANSAC.MinSamples, "must be at least 3"}
+	}
+	return nil
+}
+
+// z is the half-width of the outlier interval in standard deviations.
+func (c Config) z() float64 {
+	return distuv.UnitNormal.Quantile(c.Quantile)
+}

@@ -1,0 +1,79 @@
+// Package threshold computes ARTT-HPA's adaptive scaling threshold: the CPU
+// utilisation above which a workload should scale out, lowered when demand
+// climbs steadily or fluctuates and raised back when it is calm. It is the
+// pure core behind artt-scaler and artt-lab: no I/O, no clock, no global
+// state; the same inputs and seed give the same result bit for bit.
+//
+// # Inputs
+//
+// A window of W demand samples y₀…y_{W−1} taken at equal intervals (the
+// scaler uses the request rate), oldest first, NaN for a missing sample, and
+// the component's per-request CPU cost c (CPU seconds per request).
+//
+// # Trend and volatility: RANSAC with a MAD cutoff
+//
+// FitLineRANSAC fits y = a + b·x with x the sample index. A sample is an
+// inlier when |y − (a + b·x)| ≤ k · 1.4826 · MAD(y), with MAD the median
+// absolute deviation and k = MADMultiplier (default 2.5, the "moderately
+// conservative" rule of Leys et al., 2013). Candidate lines go through random
+// pairs drawn from a PCG source seeded with Seed (default 1), at most
+// MaxIterations (100) of them, stopping early once an all-inlier pair has
+// been drawn with probability Confidence (0.99); windows small enough to try
+// every pair try every pair. The best line's consensus set is refitted by
+// least squares.
+//
+//	trend      T = b                     (demand change per sample)
+//	volatility V = mean |residual| over the inliers
+//
+// Volatility is taken over the inliers, not over every sample, so a single
+// burst, which RANSAC rejects, moves neither signal: ARTT reacts to a burst
+// through utilisation alone, as a fixed target would, and not a second time
+// through its threshold. Sustained fluctuation stays inside the MAD cutoff and
+// does count.
+//
+// # Per-request CPU cost
+//
+// In ModeARTT the volatility is scaled: V′ = V · c. The same swing in demand
+// costs more CPU where requests are more expensive (slower nodes), so it
+// lowers the threshold more. Because V′ is normalised against its own history
+// (below), what moves the threshold is c relative to the cost in that history:
+// replicas moving to slower nodes, or a node slowing down. ModeLARE, the
+// LARE-HPA baseline, uses V unscaled.
+//
+// # Normalisation: Welford bounds with an outlier interval
+//
+// Each signal keeps Welford's running mean μ and standard deviation σ of the
+// values it admitted. A value x is admitted only while it lies in
+// μ ± z·σ, z = Φ⁻¹(Quantile) (default Quantile 0.975, z ≈ 1.96); the first
+// WarmUp (5) values are always admitted. The lower normalisation bound is
+// fixed at 0 and the upper bound is U = μ + z·σ; the normalised value is
+// n = clamp(x / U, 0, 1). Volatility's lower bound of 0 is the paper's rule.
+// For the trend, only the rising part max(T, 0) is tracked and normalised,
+// also against a lower bound of 0: a falling trend is no reason to scale out,
+// and the HPA already scales in on utilisation. A steady climb therefore
+// normalises to 1 (its slope equals its own upper bound), where a min–max
+// normalisation would map it to the middle of its own history.
+//
+// # Dynamic weights
+//
+// The trend weight is the coefficient of determination of the fitted line
+// over its inliers, w_T = R² ∈ [0, 1], and w_V = 1 − w_T. R² is the share of
+// the window's variation that the trend explains, so a clean climb is judged
+// by its trend and a flat, noisy window by its volatility, with no constant
+// to tune.
+//
+// # Threshold
+//
+//	pressure  s = w_T·n_T + w_V·n_V            ∈ [0, 1]
+//	threshold θ = Max − (Max − Min) · s        ∈ [MinThreshold, MaxThreshold]
+//
+// Defaults: MinThreshold 50, MaxThreshold 80 (percent of the CPU request).
+// ModeStatic returns StaticThreshold (70) always. Before any window can be
+// fitted the threshold rests at MaxThreshold.
+//
+// # State
+//
+// A Tracker carries the bounds from window to window. Replay runs a fresh
+// Tracker over a whole history, which is how artt-scaler stays stateless:
+// replicas that read the same history agree.
+package threshold

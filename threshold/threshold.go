@@ -1,0 +1,165 @@
+package threshold
+
+import (
+	"errors"
+	"math"
+)
+
+// Result is one threshold with every part that produced it, so an operator
+// can see why it moved.
+type Result struct {
+	// Threshold is in [MinThreshold, MaxThreshold] (StaticThreshold in ModeStatic).
+	Threshold float64
+	// Mode is the mode that produced it.
+	Mode Mode
+	// Fitted is false while no window had enough samples to fit: the
+	// threshold is then MaxThreshold, as with no evidence of change.
+	Fitted bool
+	// Trend is the fitted demand slope per sample.
+	Trend float64
+	// Volatility is the mean absolute residual of the fit, in demand units.
+	Volatility float64
+	// CostPerRequest is the per-request CPU cost used to scale volatility.
+	CostPerRequest float64
+	// ScaledVolatility is Volatility × CostPerRequest (ModeARTT) or
+	// Volatility (ModeLARE): the value that is normalised.
+	ScaledVolatility float64
+	// TrendUpper and VolatilityUpper are the current normalisation bounds.
+	TrendUpper, VolatilityUpper float64
+	// NormalizedTrend and NormalizedVolatility are in [0, 1].
+	NormalizedTrend, NormalizedVolatility float64
+	// TrendWeight and VolatilityWeight sum to 1.
+	TrendWeight, VolatilityWeight float64
+	// TrendOutlier and VolatilityOutlier report values kept out of the bounds.
+	TrendOutlier, VolatilityOutlier bool
+	// Inliers and Samples describe the last fit.
+	Inliers, Samples int
+}
+
+// Tracker computes a threshold per window of demand, carrying the
+// normalisation bounds from one window to the next. It is not safe for
+// concurrent use; it holds no other state, so two trackers fed the same
+// windows agree bit for bit.
+type Tracker struct {
+	cfg        Config
+	trend, vol upperBound
+	lastCost   float64
+	last       Result
+}
+
+// NewTracker validates cfg and returns an empty tracker.
+func NewTracker(cfg Config) (*Tracker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	z := cfg.z()
+	return &Tracker{
+		cfg:   cfg,
+		trend: upperBound{z: z, warmUp: cfg.WarmUp},
+		vol:   upperBound{z: z, warmUp: cfg.WarmUp},
+		last:  Result{Threshold: restingThreshold(cfg), Mode: cfg.Mode},
+	}, nil
+}
+
+// restingThreshold is the threshold with no evidence of change.
+func restingThreshold(cfg Config) float64 {
+	if cfg.Mode == ModeStatic {
+		return cfg.StaticThreshold
+	}
+	return cfg.MaxThreshold
+}
+
+// Last returns the most recent result (the resting threshold before any fit).
+func (t *Tracker) Last() Result { return t.last }
+
+// Update fits the demand window (one sample per interval, oldest first; NaN
+// marks a missing sample) and returns the new threshold. costPerRequest is
+// the component's CPU seconds per request over the same interval; a NaN,
+// infinite or non-positive cost is replaced by the last valid one, or 1 when
+// there was none. A window with too few samples returns ErrInsufficientData
+// and leaves the tracker unchanged.
+func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, error) {
+	if t.cfg.Mode == ModeStatic {
+		t.last = Result{Threshold: t.cfg.StaticThreshold, Mode: ModeStatic, Fitted: true}
+		return t.last, nil
+	}
+	fit, err := FitLineRANSAC(window, t.cfg.RANSAC)
+	if err != nil {
+		return t.last, err
+	}
+	if costPerRequest > 0 && !math.IsInf(costPerRequest, 0) {
+		t.lastCost = costPerRequest
+	}
+	cost := t.lastCost
+	if cost == 0 {
+		cost = 1
+	}
+
+	r := Result{
+		Mode:           t.cfg.Mode,
+		Fitted:         true,
+		Trend:          fit.Slope,
+		Volatility:     fit.MeanAbsResidual,
+		CostPerRequest: cost,
+		Inliers:        fit.Inliers,
+		Samples:        fit.Samples,
+	}
+	switch t.cfg.Mode {
+	case ModeARTT:
+		r.ScaledVolatility = fit.MeanAbsResidual * cost
+		rising := math.Max(fit.Slope, 0)
+		r.TrendOutlier = !t.trend.observe(rising)
+		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
+		r.NormalizedTrend = t.trend.normalize(rising)
+		r.NormalizedVolatility = t.vol.normalize(r.ScaledVolatility)
+		r.TrendWeight = fit.RSquared
+		r.VolatilityWeight = 1 - fit.RSquared
+	case ModeLARE:
+		r.ScaledVolatility = fit.MeanAbsResidual
+		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
+		r.NormalizedVolatility = t.vol.normalize(r.ScaledVolatility)
+		r.VolatilityWeight = 1
+	}
+	r.TrendUpper = t.trend.upper()
+	r.VolatilityUpper = t.vol.upper()
+	pressure := r.TrendWeight*r.NormalizedTrend + r.VolatilityWeight*r.NormalizedVolatility
+	r.Threshold = t.cfg.MaxThreshold - (t.cfg.MaxThreshold-t.cfg.MinThreshold)*pressure
+	// Guard the bounds against rounding at the ends of the interval.
+	r.Threshold = math.Min(math.Max(r.Threshold, t.cfg.MinThreshold), t.cfg.MaxThreshold)
+	t.last = r
+	return r, nil
+}
+
+// Replay runs a fresh tracker over every window of the given length in a
+// demand history, oldest first, and returns the result for the newest window.
+// cost[i] is the per-request CPU cost at demand[i]; cost may be nil (unknown
+// throughout). A history shorter than window is treated as one window.
+// Windows with too few samples are skipped; when none can be fitted the result
+// is the resting threshold with Fitted false.
+//
+// Replay is how a stateless service gets a threshold that depends only on
+// the data: two scaler replicas, or one before and after a restart, that read
+// the same history compute the same threshold.
+func Replay(cfg Config, demand, cost []float64, window int) (Result, error) {
+	if window < 1 {
+		return Result{}, &FieldError{"window", window, "must be at least 1"}
+	}
+	if cost != nil && len(cost) != len(demand) {
+		return Result{}, &FieldError{"cost", len(cost), "must have one value per demand sample"}
+	}
+	t, err := NewTracker(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	first := max(min(window, len(demand))-1, 0)
+	for end := first; end < len(demand); end++ {
+		c := math.NaN()
+		if cost != nil {
+			c = cost[end]
+		}
+		if _, err := t.Update(demand[max(0, end-window+1):end+1], c); err != nil && !errors.Is(err, ErrInsufficientData) {
+			return Result{}, err
+		}
+	}
+	return t.Last(), nil
+}

@@ -1,0 +1,301 @@
+package threshold
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// noisy returns n samples of level + slope·i + uniform noise in ±amp.
+func noisy(seed uint64, n int, level, slope, amp float64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = level + slope*float64(i) + amp*(2*rng.Float64()-1)
+	}
+	return y
+}
+
+func constant(n int, v float64) []float64 {
+	c := make([]float64, n)
+	for i := range c {
+		c[i] = v
+	}
+	return c
+}
+
+func TestTrackerHandWorked(t *testing.T) {
+	cfg := DefaultConfig()
+	cases := []struct {
+		name   string
+		mode   Mode
+		window []float64
+		want   float64
+		why    string
+	}{
+		{"clean climb", ModeARTT, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 50,
+			"R² = 1 so w_T = 1; the first rising slope is its own upper bound, n_T = 1: θ = Min"},
+		{"flat constant", ModeARTT, constant(10, 100), 80,
+			"no trend and no residual: pressure 0, θ = Max"},
+		{"LARE ignores a clean climb", ModeLARE, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 80,
+			"volatility only, and a clean line has none: θ = Max"},
+		{"static", ModeStatic, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 70,
+			"static mode returns StaticThreshold"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			c.Mode = tc.mode
+			tr, err := NewTracker(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := tr.Update(tc.window, 0.01)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(r.Threshold-tc.want) > 1e-9 {
+				t.Errorf("threshold = %v, want %v (%s); result %+v", r.Threshold, tc.want, tc.why, r)
+			}
+			if math.Abs(r.TrendWeight+r.VolatilityWeight-boolToFloat(tc.mode != ModeStatic)) > 1e-12 {
+				t.Errorf("weights %v + %v do not sum to 1", r.TrendWeight, r.VolatilityWeight)
+			}
+		})
+	}
+}
+
+func boolToFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestSteadyClimbLowersThresholdAgainstFlat(t *testing.T) {
+	cfg := DefaultConfig()
+	const window, history = 40, 200
+	flat, err := Replay(cfg, noisy(1, history, 100, 0, 10), constant(history, 0.01), window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	climb, err := Replay(cfg, noisy(1, history, 100, 0.5, 10), constant(history, 0.01), window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(climb.Threshold < flat.Threshold) {
+		t.Errorf("climb threshold %v not below flat threshold %v\nclimb %+v\nflat  %+v", climb.Threshold, flat.Threshold, climb, flat)
+	}
+	if climb.TrendWeight <= flat.TrendWeight {
+		t.Errorf("climb trend weight %v not above flat %v", climb.TrendWeight, flat.TrendWeight)
+	}
+}
+
+func TestSingleSpikeDoesNotMoveBounds(t *testing.T) {
+	cfg := DefaultConfig()
+	const window, history = 40, 160
+	base := noisy(3, history, 100, 0, 5)
+	spiky := append([]float64(nil), base...)
+	spiky[history-10] = 1000 // one burst, ten samples before the end
+
+	quiet, err := Replay(cfg, base, nil, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	burst, err := Replay(cfg, spiky, nil, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
+	if d := rel(burst.VolatilityUpper, quiet.VolatilityUpper); d > 0.02 {
+		t.Errorf("volatility bound moved by %.1f%% on one spike: %v vs %v", 100*d, burst.VolatilityUpper, quiet.VolatilityUpper)
+	}
+	if d := rel(burst.Threshold, quiet.Threshold); d > 0.02 {
+		t.Errorf("threshold moved by %.1f%% on one spike: %v vs %v", 100*d, burst.Threshold, quiet.Threshold)
+	}
+	if burst.Inliers != burst.Samples-1 {
+		t.Errorf("the spike should be the only outlier of the last fit: %d inliers of %d", burst.Inliers, burst.Samples)
+	}
+}
+
+func TestHigherPerRequestCostLowersThreshold(t *testing.T) {
+	cfg := DefaultConfig()
+	const window, history = 40, 200
+	demand := noisy(5, history, 100, 0, 10)
+	same := constant(history, 0.010)
+	slower := constant(history, 0.010)
+	// The same demand, but for the last window the replicas run on slower
+	// nodes: each request costs 30% more CPU.
+	for i := history - window; i < history; i++ {
+		slower[i] = 0.013
+	}
+	a, err := Replay(cfg, demand, same, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Replay(cfg, demand, slower, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(b.Threshold < a.Threshold) {
+		t.Errorf("threshold at higher per-request cost %v not below %v", b.Threshold, a.Threshold)
+	}
+	// LARE-HPA does not look at cost.
+	cfg.Mode = ModeLARE
+	la, _ := Replay(cfg, demand, same, window)
+	lb, _ := Replay(cfg, demand, slower, window)
+	if la.Threshold != lb.Threshold {
+		t.Errorf("LARE threshold depends on cost: %v vs %v", la.Threshold, lb.Threshold)
+	}
+}
+
+func TestReplayIsDeterministicAndSeeded(t *testing.T) {
+	cfg := DefaultConfig()
+	demand := noisy(9, 600, 50, 0.1, 20)
+	cost := noisy(10, 600, 0.02, 0, 0.005)
+	a, err := Replay(cfg, demand, cost, 240)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Replay(cfg, demand, cost, 240)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("same input, different results:\n%+v\n%+v", a, b)
+	}
+	// A tracker fed the windows one by one gives the same answer as Replay.
+	tr, _ := NewTracker(cfg)
+	var last Result
+	for end := 239; end < len(demand); end++ {
+		last, err = tr.Update(demand[end-239:end+1], cost[end])
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(a, last) {
+		t.Errorf("Replay and incremental Update disagree:\n%+v\n%+v", a, last)
+	}
+}
+
+func TestReplayEdgeCases(t *testing.T) {
+	cfg := DefaultConfig()
+	nan := math.NaN()
+	cases := []struct {
+		name   string
+		demand []float64
+		cost   []float64
+		window int
+		fitted bool
+		err    bool
+	}{
+		{"empty history rests at Max", nil, nil, 40, false, false},
+		{"all NaN rests at Max", []float64{nan, nan, nan, nan, nan, nan}, nil, 40, false, false},
+		{"shorter than the window is one window", []float64{1, 2, 3, 4, 5, 6}, nil, 40, true, false},
+		{"cost of the wrong length is refused", []float64{1, 2, 3}, []float64{1}, 40, false, true},
+		{"zero window is refused", []float64{1, 2, 3}, nil, 0, false, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Replay(cfg, tc.demand, tc.cost, tc.window)
+			if (err != nil) != tc.err {
+				t.Fatalf("error = %v, want error %v", err, tc.err)
+			}
+			if err != nil {
+				var fe *FieldError
+				if !errors.As(err, &fe) {
+					t.Errorf("error %v is not a *FieldError", err)
+				}
+				return
+			}
+			if r.Fitted != tc.fitted {
+				t.Errorf("Fitted = %v, want %v", r.Fitted, tc.fitted)
+			}
+			if !tc.fitted && r.Threshold != cfg.MaxThreshold {
+				t.Errorf("unfitted threshold = %v, want Max %v", r.Threshold, cfg.MaxThreshold)
+			}
+		})
+	}
+}
+
+func TestConfigValidateNamesTheField(t *testing.T) {
+	cases := []struct {
+		field  string
+		mutate func(*Config)
+	}{
+		{"Mode", func(c *Config) { c.Mode = "fast" }},
+		{"MinThreshold", func(c *Config) { c.MinThreshold = -1 }},
+		{"MinThreshold", func(c *Config) { c.MinThreshold = 90 }},
+		{"MaxThreshold", func(c *Config) { c.MaxThreshold = math.NaN() }},
+		{"StaticThreshold", func(c *Config) { c.StaticThreshold = math.Inf(1) }},
+		{"Quantile", func(c *Config) { c.Quantile = 0.4 }},
+		{"Quantile", func(c *Config) { c.Quantile = 1 }},
+		{"WarmUp", func(c *Config) { c.WarmUp = 1 }},
+		{"RANSAC.MADMultiplier", func(c *Config) { c.RANSAC.MADMultiplier = 0 }},
+		{"RANSAC.MaxIterations", func(c *Config) { c.RANSAC.MaxIterations = 0 }},
+		{"RANSAC.Confidence", func(c *Config) { c.RANSAC.Confidence = 1 }},
+		{"RANSAC.MinSamples", func(c *Config) { c.RANSAC.MinSamples = 2 }},
+	}
+	for _, tc := range cases {
+		c := DefaultConfig()
+		tc.mutate(&c)
+		err := c.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("Validate() = %v, want a FieldError on %s", err, tc.field)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults invalid: %v", err)
+	}
+}
+
+// FuzzReplay checks that any history, however broken, yields a threshold
+// inside the bounds, never a panic.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, uint8(4), uint8(0))
+	f.Add([]byte{255, 0, 255, 0, 255, 0, 1, 1}, uint8(3), uint8(1))
+	f.Fuzz(func(t *testing.T, raw []byte, window uint8, mode uint8) {
+		cfg := DefaultConfig()
+		cfg.Mode = []Mode{ModeARTT, ModeLARE, ModeStatic}[int(mode)%3]
+		demand := make([]float64, len(raw))
+		cost := make([]float64, len(raw))
+		for i, b := range raw {
+			switch b {
+			case 0:
+				demand[i] = math.NaN()
+			case 1:
+				demand[i] = math.Inf(1)
+			case 2:
+				demand[i] = -1e308
+			default:
+				demand[i] = float64(b) * 3.7
+			}
+			cost[i] = float64(int(b)-100) / 1000
+		}
+		r, err := Replay(cfg, demand, cost, int(window)+1)
+		if err != nil {
+			t.Fatalf("Replay: %v", err)
+		}
+		lo, hi := cfg.MinThreshold, cfg.MaxThreshold
+		if cfg.Mode == ModeStatic {
+			lo, hi = cfg.StaticThreshold, cfg.StaticThreshold
+		}
+		if math.IsNaN(r.Threshold) || r.Threshold < lo || r.Threshold > hi {
+			t.Fatalf("threshold %v outside [%v, %v]: %+v", r.Threshold, lo, hi, r)
+		}
+	})
+}
+
+func TestThresholdStaysWithinBoundsOnRandomSeries(t *testing.T) {
+	cfg := DefaultConfig()
+	for seed := uint64(0); seed < 50; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		demand := noisy(seed, 120, rng.Float64()*1000, rng.NormFloat64(), rng.Float64()*500)
+		r, err := Replay(cfg, demand, nil, 1+rng.IntN(60))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Threshold < cfg.MinThreshold || r.Threshold > cfg.MaxThreshold {
+			t.Fatalf("seed %d: threshold %v outside bounds", seed, r.Threshold)
+		}
+	}
+}
