@@ -1,0 +1,200 @@
+// Command artt-scaler is ARTT's KEDA external scaler: a gRPC server that KEDA
+// calls for a ScaledObject's `external` or `external-push` trigger. It serves
+// the workload's CPU utilisation against ARTT-HPA's adaptive threshold. See
+// the README for the trigger metadata and the flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	pb "github.com/artt-dev/artt/proto/externalscaler"
+	"github.com/artt-dev/artt/scaler"
+)
+
+type flags struct {
+	grpcAddress, httpAddress, prometheus   string
+	tlsCert, tlsKey, tlsClientCA           string
+	cacheTTL, idleTTL, pushInterval, grace time.Duration
+	logLevel, logFormat                    string
+}
+
+func parseFlags(args []string) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("artt-scaler", flag.ContinueOnError)
+	fs.StringVar(&f.grpcAddress, "grpc-address", ":6000", "address of the gRPC server KEDA calls")
+	fs.StringVar(&f.httpAddress, "http-address", ":8080", "address serving /metrics, /healthz and /readyz")
+	fs.StringVar(&f.prometheus, "prometheus-address", "", "Prometheus URL used when a trigger sets no prometheusAddress")
+	fs.StringVar(&f.tlsCert, "tls-cert-file", "", "server certificate (PEM); enables TLS; reloaded when it changes")
+	fs.StringVar(&f.tlsKey, "tls-key-file", "", "server private key (PEM)")
+	fs.StringVar(&f.tlsClientCA, "tls-client-ca-file", "", "CA bundle (PEM) that client certificates must chain to; enables mutual TLS")
+	fs.DurationVar(&f.cacheTTL, "cache-ttl", 5*time.Second, "how long one round of queries answers every call for a trigger")
+	fs.DurationVar(&f.idleTTL, "idle-ttl", 10*time.Minute, "drop a trigger's state after this long without calls")
+	fs.DurationVar(&f.pushInterval, "push-interval", 15*time.Second, "how often StreamIsActive and StreamMetricSpec re-evaluate")
+	fs.DurationVar(&f.grace, "shutdown-grace", 20*time.Second, "time to finish in-flight calls on SIGTERM")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.logFormat, "log-format", "json", "json or text")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return f, errors.New("--tls-cert-file and --tls-key-file go together")
+	}
+	if f.tlsClientCA != "" && f.tlsCert == "" {
+		return f, errors.New("--tls-client-ca-file needs --tls-cert-file and --tls-key-file")
+	}
+	for name, d := range map[string]time.Duration{"--cache-ttl": f.cacheTTL, "--idle-ttl": f.idleTTL, "--push-interval": f.pushInterval, "--shutdown-grace": f.grace} {
+		if d <= 0 {
+			return f, fmt.Errorf("%s = %s: must be positive", name, d)
+		}
+	}
+	return f, nil
+}
+
+func newLogger(level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level = %q: %w", level, err)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format = %q: must be json or text", format)
+}
+
+func main() {
+	f, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "artt-scaler:", err)
+		os.Exit(2)
+	}
+	log, err := newLogger(f.logLevel, f.logFormat)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "artt-scaler:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, f, log); err != nil {
+		log.Error("artt-scaler stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, f flags, log *slog.Logger) error {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	tel := scaler.NewTelemetry(reg)
+
+	srv := scaler.NewServer(scaler.Options{
+		Source:            scaler.NewPrometheusSource(tel.QueryObserver()),
+		DefaultPrometheus: f.prometheus,
+		CacheTTL:          f.cacheTTL,
+		IdleTTL:           f.idleTTL,
+		PushInterval:      f.pushInterval,
+		Logger:            log,
+		Telemetry:         tel,
+	})
+
+	grpcOpts := []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(tel.UnaryInterceptor),
+		grpc.ChainStreamInterceptor(tel.StreamInterceptor),
+	}
+	if f.tlsCert != "" {
+		reloader, err := scaler.NewCertReloader(f.tlsCert, f.tlsKey, f.tlsClientCA, log)
+		if err != nil {
+			return err
+		}
+		grpcOpts = append(grpcOpts, grpc.Creds(credentials.NewTLS(reloader.TLSConfig())))
+	}
+	gs := grpc.NewServer(grpcOpts...)
+	pb.RegisterExternalScalerServer(gs, srv)
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(gs, hs)
+
+	grpcLis, err := net.Listen("tcp", f.grpcAddress)
+	if err != nil {
+		return fmt.Errorf("--grpc-address %s: %w", f.grpcAddress, err)
+	}
+	httpLis, err := net.Listen("tcp", f.httpAddress)
+	if err != nil {
+		return fmt.Errorf("--http-address %s: %w", f.httpAddress, err)
+	}
+
+	var ready atomic.Bool
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	hsrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	errs := make(chan error, 2)
+	go func() { errs <- gs.Serve(grpcLis) }()
+	go func() {
+		if err := hsrv.Serve(httpLis); !errors.Is(err, http.ErrServerClosed) {
+			errs <- err
+		}
+	}()
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+	go srv.Run(runCtx)
+
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(pb.ExternalScaler_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	ready.Store(true)
+	log.Info("artt-scaler serving", "grpc", grpcLis.Addr().String(), "http", httpLis.Addr().String(),
+		"tls", f.tlsCert != "", "mutualTLS", f.tlsClientCA != "", "defaultPrometheus", f.prometheus)
+
+	select {
+	case <-ctx.Done():
+	case err := <-errs:
+		return err
+	}
+
+	log.Info("shutting down", "grace", f.grace)
+	ready.Store(false)
+	hs.Shutdown()
+	cancelRun()
+	done := make(chan struct{})
+	go func() { gs.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(f.grace):
+		log.Warn("grace period over; closing remaining calls")
+		gs.Stop()
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return hsrv.Shutdown(shutdownCtx)
+}

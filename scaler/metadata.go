@@ -1,0 +1,290 @@
+package scaler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/artt-dev/artt/threshold"
+)
+
+// MetricForm says how the threshold reaches the HPA.
+type MetricForm string
+
+const (
+	// FormNormalized reports 100·utilisation/threshold against a fixed
+	// target of 100. It works on KEDA's pull path, where the HPA's target is
+	// fixed when KEDA creates the HPA.
+	FormNormalized MetricForm = "normalized"
+	// FormUtilization reports raw utilisation (percent) against a target
+	// equal to the current threshold, pushed through StreamMetricSpec. It
+	// needs an `external-push` trigger.
+	FormUtilization MetricForm = "utilization"
+)
+
+// Spec is a ScaledObject's parsed trigger metadata: everything needed to
+// measure its workload and compute its threshold.
+type Spec struct {
+	// Namespace and Name identify the ScaledObject.
+	Namespace, Name string
+	// Workload is the Deployment (or StatefulSet) the queries select.
+	Workload string
+	// PrometheusAddress is the base URL of the Prometheus HTTP API.
+	PrometheusAddress string
+	// Queries are the rendered PromQL expressions.
+	CPUUsageQuery, CPURequestQuery, RequestRateQuery string
+	// Window is the trend window in samples; History the number of earlier
+	// windows replayed for the normalisation bounds; Step the sample spacing.
+	Window, History int
+	Step            time.Duration
+	// QueryTimeout bounds each Prometheus query.
+	QueryTimeout time.Duration
+	// ActivationRequestRate: the workload is active above this request rate.
+	ActivationRequestRate float64
+	// Form selects the metric form.
+	Form MetricForm
+	// Threshold configures the core.
+	Threshold threshold.Config
+}
+
+// Key identifies the Spec's state: the ScaledObject and its metadata, so a
+// changed trigger starts from fresh state.
+func (s Spec) Key() string {
+	return fmt.Sprintf("%s/%s|%s|%s|%s|%s|%s|%d|%d|%s|%s|%v|%+v",
+		s.Namespace, s.Name, s.PrometheusAddress, s.CPUUsageQuery, s.CPURequestQuery, s.RequestRateQuery,
+		s.Form, s.Window, s.History, s.Step, s.QueryTimeout, s.ActivationRequestRate, s.Threshold)
+}
+
+// Points is the number of samples each range query returns.
+func (s Spec) Points() int { return s.Window + s.History - 1 }
+
+// MetadataError is bad trigger metadata: it names the key and the value.
+type MetadataError struct {
+	Key, Value, Reason string
+}
+
+func (e *MetadataError) Error() string {
+	return fmt.Sprintf("metadata %q = %q: %s", e.Key, e.Value, e.Reason)
+}
+
+// Default queries. They are Go templates over .Namespace, .Workload,
+// .PodRegex and .RateWindow; the README documents them.
+const (
+	DefaultCPUUsageQuery    = `sum(rate(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]))`
+	DefaultCPURequestQuery  = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"})`
+	DefaultRequestRateQuery = `sum(rate(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]))`
+)
+
+// Limits that keep one ScaledObject's memory and query cost bounded.
+const (
+	maxWindow = 2400
+	// Prometheus refuses range queries of more than 11,000 points.
+	maxPoints = 11000
+)
+
+// keysKEDAOwns are trigger metadata keys KEDA reads itself and passes along.
+var keysKEDAOwns = []string{"scalerAddress", "enableTLS", "unsafeSsl"}
+
+// knownKeys lists every metadata key the scaler reads.
+var knownKeys = []string{
+	"prometheusAddress", "workload", "cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "rateWindow",
+	"mode", "minThreshold", "maxThreshold", "staticThreshold", "quantile", "warmUp",
+	"window", "history", "step", "queryTimeout", "activationRequestRate", "metricForm",
+	"madMultiplier", "ransacIterations", "seed",
+}
+
+// configFieldKeys maps threshold.Config fields to the metadata keys that set them.
+var configFieldKeys = map[string]string{
+	"Mode": "mode", "MinThreshold": "minThreshold", "MaxThreshold": "maxThreshold",
+	"StaticThreshold": "staticThreshold", "Quantile": "quantile", "WarmUp": "warmUp",
+	"RANSAC.MADMultiplier": "madMultiplier", "RANSAC.MaxIterations": "ransacIterations",
+}
+
+// dnsLabel is a Kubernetes object name as it may appear in a pod name.
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+
+// promDuration is a PromQL duration such as 30s, 1m or 1m30s.
+var promDuration = regexp.MustCompile(`^([0-9]+(ms|s|m|h|d|w|y))+$`)
+
+// ParseMetadata turns a ScaledObject's trigger metadata into a Spec.
+// defaultPrometheus is used when the metadata names no Prometheus.
+func ParseMetadata(namespace, name string, md map[string]string, defaultPrometheus string) (Spec, error) {
+	for k := range md {
+		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
+			return Spec{}, &MetadataError{k, md[k], "unknown key; see the README for the keys artt-scaler reads"}
+		}
+	}
+	if !dnsLabel.MatchString(namespace) {
+		return Spec{}, &MetadataError{"namespace", namespace, "not a valid Kubernetes namespace"}
+	}
+	p := parser{md: md}
+	s := Spec{
+		Namespace:             namespace,
+		Name:                  name,
+		Workload:              p.str("workload", name),
+		PrometheusAddress:     p.str("prometheusAddress", defaultPrometheus),
+		Window:                p.integer("window", 40, 3, maxWindow),
+		History:               p.integer("history", 240, 1, maxPoints),
+		Step:                  p.duration("step", 15*time.Second, time.Second, time.Hour),
+		QueryTimeout:          p.duration("queryTimeout", 5*time.Second, 100*time.Millisecond, 2*time.Minute),
+		ActivationRequestRate: p.float("activationRequestRate", 0),
+		Form:                  MetricForm(p.str("metricForm", string(FormNormalized))),
+	}
+	cfg := threshold.DefaultConfig()
+	cfg.Mode = threshold.Mode(p.str("mode", string(cfg.Mode)))
+	cfg.MinThreshold = p.float("minThreshold", cfg.MinThreshold)
+	cfg.MaxThreshold = p.float("maxThreshold", cfg.MaxThreshold)
+	cfg.StaticThreshold = p.float("staticThreshold", cfg.StaticThreshold)
+	cfg.Quantile = p.float("quantile", cfg.Quantile)
+	cfg.WarmUp = p.integer("warmUp", cfg.WarmUp, 2, maxPoints)
+	cfg.RANSAC.MADMultiplier = p.float("madMultiplier", cfg.RANSAC.MADMultiplier)
+	cfg.RANSAC.MaxIterations = p.integer("ransacIterations", cfg.RANSAC.MaxIterations, 1, 100000)
+	cfg.RANSAC.Seed = uint64(p.integer("seed", int(cfg.RANSAC.Seed), 0, math.MaxInt32))
+	rateWindow := p.str("rateWindow", "1m")
+	if p.err != nil {
+		return Spec{}, p.err
+	}
+	s.Threshold = cfg
+
+	if err := cfg.Validate(); err != nil {
+		var fe *threshold.FieldError
+		if errors.As(err, &fe) {
+			key := configFieldKeys[fe.Field]
+			return Spec{}, &MetadataError{key, md[key], fe.Reason}
+		}
+		return Spec{}, err
+	}
+	if !dnsLabel.MatchString(s.Workload) {
+		return Spec{}, &MetadataError{"workload", s.Workload, "must be a Kubernetes object name (lower-case letters, digits, '-', '.')"}
+	}
+	if s.PrometheusAddress == "" {
+		return Spec{}, &MetadataError{"prometheusAddress", "", "required: set it in the trigger metadata or start artt-scaler with --prometheus-address"}
+	}
+	if u, err := url.Parse(s.PrometheusAddress); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Spec{}, &MetadataError{"prometheusAddress", s.PrometheusAddress, "must be an http:// or https:// URL with a host"}
+	}
+	if s.Points() > maxPoints {
+		return Spec{}, &MetadataError{"history", md["history"], fmt.Sprintf("window + history − 1 = %d exceeds the %d points Prometheus returns per range query", s.Points(), maxPoints)}
+	}
+	if s.Form != FormNormalized && s.Form != FormUtilization {
+		return Spec{}, &MetadataError{"metricForm", string(s.Form), `must be "normalized" or "utilization"`}
+	}
+	if math.IsNaN(s.ActivationRequestRate) || math.IsInf(s.ActivationRequestRate, 0) || s.ActivationRequestRate < 0 {
+		return Spec{}, &MetadataError{"activationRequestRate", md["activationRequestRate"], "must be a finite number ≥ 0"}
+	}
+	if !promDuration.MatchString(rateWindow) {
+		return Spec{}, &MetadataError{"rateWindow", rateWindow, "must be a PromQL duration such as 1m or 30s"}
+	}
+
+	vars := queryVars{
+		Namespace:  s.Namespace,
+		Workload:   s.Workload,
+		PodRegex:   regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
+		RateWindow: rateWindow,
+	}
+	var err error
+	if s.CPUUsageQuery, err = render("cpuUsageQuery", p.str("cpuUsageQuery", DefaultCPUUsageQuery), vars); err != nil {
+		return Spec{}, err
+	}
+	if s.CPURequestQuery, err = render("cpuRequestQuery", p.str("cpuRequestQuery", DefaultCPURequestQuery), vars); err != nil {
+		return Spec{}, err
+	}
+	if s.RequestRateQuery, err = render("requestRateQuery", p.str("requestRateQuery", DefaultRequestRateQuery), vars); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// queryVars are the names a query template can use.
+type queryVars struct {
+	Namespace, Workload, PodRegex, RateWindow string
+}
+
+func render(key, text string, vars queryVars) (string, error) {
+	tmpl, err := template.New(key).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", &MetadataError{key, text, "not a valid template: " + err.Error()}
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, vars); err != nil {
+		return "", &MetadataError{key, text, "template failed: " + err.Error()}
+	}
+	if strings.TrimSpace(b.String()) == "" {
+		return "", &MetadataError{key, text, "renders to an empty query"}
+	}
+	return b.String(), nil
+}
+
+// parser reads typed values and keeps the first error.
+type parser struct {
+	md  map[string]string
+	err error
+}
+
+func (p *parser) fail(key, reason string) {
+	if p.err == nil {
+		p.err = &MetadataError{key, p.md[key], reason}
+	}
+}
+
+func (p *parser) str(key, def string) string {
+	if v, ok := p.md[key]; ok && strings.TrimSpace(v) != "" {
+		return strings.TrimSpace(v)
+	}
+	return def
+}
+
+func (p *parser) float(key string, def float64) float64 {
+	v, ok := p.md[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		p.fail(key, "not a number")
+		return def
+	}
+	return f
+}
+
+func (p *parser) integer(key string, def, lo, hi int) int {
+	v, ok := p.md[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		p.fail(key, "not an integer")
+		return def
+	}
+	if n < lo || n > hi {
+		p.fail(key, fmt.Sprintf("must be in [%d, %d]", lo, hi))
+		return def
+	}
+	return n
+}
+
+func (p *parser) duration(key string, def, lo, hi time.Duration) time.Duration {
+	v, ok := p.md[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return def
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		p.fail(key, "not a duration such as 15s or 1m")
+		return def
+	}
+	if d < lo || d > hi {
+		p.fail(key, fmt.Sprintf("must be in [%s, %s]", lo, hi))
+		return def
+	}
+	return d
+}

@@ -1,0 +1,165 @@
+package scaler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+)
+
+// QueryName names one of the queries of a poll, for errors and metrics.
+type QueryName string
+
+// The queries of one poll.
+const (
+	QueryRequestRate QueryName = "requestRate"
+	QueryCPUUsage    QueryName = "cpuUsage"
+	QueryCPURequest  QueryName = "cpuRequest"
+)
+
+// BackendError is a failure to read measurements: Prometheus unreachable,
+// timing out or refusing a query. The gRPC layer reports it as Unavailable.
+type BackendError struct {
+	Query QueryName
+	Err   error
+}
+
+func (e *BackendError) Error() string { return fmt.Sprintf("query %s: %v", e.Query, e.Err) }
+func (e *BackendError) Unwrap() error { return e.Err }
+
+// QueryObserver is told how long each query took and whether it failed.
+type QueryObserver func(spec Spec, query QueryName, took time.Duration, err error)
+
+// PrometheusSource reads Measurements from the Prometheus HTTP API.
+type PrometheusSource struct {
+	observe QueryObserver
+	clients sync.Map // address → promv1.API
+}
+
+// NewPrometheusSource returns a source; observe may be nil.
+func NewPrometheusSource(observe QueryObserver) *PrometheusSource {
+	if observe == nil {
+		observe = func(Spec, QueryName, time.Duration, error) {}
+	}
+	return &PrometheusSource{observe: observe}
+}
+
+func (p *PrometheusSource) client(address string) (promv1.API, error) {
+	if c, ok := p.clients.Load(address); ok {
+		return c.(promv1.API), nil
+	}
+	c, err := api.NewClient(api.Config{Address: address})
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := p.clients.LoadOrStore(address, promv1.NewAPI(c))
+	return actual.(promv1.API), nil
+}
+
+// Fetch runs the poll's queries in parallel, each bounded by the Spec's
+// query timeout, and aligns the range results on Spec.Points() instants
+// ending at now.
+func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) (Measurements, error) {
+	promAPI, err := p.client(spec.PrometheusAddress)
+	if err != nil {
+		return Measurements{}, &BackendError{QueryRequestRate, err}
+	}
+	n := spec.Points()
+	r := promv1.Range{Start: now.Add(-time.Duration(n-1) * spec.Step), End: now, Step: spec.Step}
+
+	var (
+		m    Measurements
+		errs [3]error
+		wg   sync.WaitGroup
+	)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		m.Demand, errs[0] = p.rangeQuery(ctx, promAPI, spec, QueryRequestRate, spec.RequestRateQuery, r, n)
+	}()
+	go func() {
+		defer wg.Done()
+		m.CPU, errs[1] = p.rangeQuery(ctx, promAPI, spec, QueryCPUUsage, spec.CPUUsageQuery, r, n)
+	}()
+	go func() {
+		defer wg.Done()
+		m.CPURequest, errs[2] = p.instantQuery(ctx, promAPI, spec, QueryCPURequest, spec.CPURequestQuery, now)
+	}()
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return Measurements{}, err
+	}
+	return m, nil
+}
+
+func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, spec Spec, name QueryName, q string, r promv1.Range, n int) ([]float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, spec.QueryTimeout)
+	defer cancel()
+	start := time.Now()
+	v, _, err := promAPI.QueryRange(ctx, q, r, promv1.WithTimeout(spec.QueryTimeout))
+	p.observe(spec, name, time.Since(start), err)
+	if err != nil {
+		return nil, &BackendError{name, err}
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	matrix, ok := v.(model.Matrix)
+	if !ok {
+		return nil, &BackendError{name, fmt.Errorf("got a %s, want a range vector", v.Type())}
+	}
+	switch len(matrix) {
+	case 0:
+		return out, nil
+	case 1:
+	default:
+		return nil, &MetadataError{queryKey[name], "", fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(matrix))}
+	}
+	for _, s := range matrix[0].Values {
+		i := int(math.Round(float64(s.Timestamp.Time().Sub(r.Start)) / float64(r.Step)))
+		if i >= 0 && i < n {
+			out[i] = float64(s.Value)
+		}
+	}
+	return out, nil
+}
+
+func (p *PrometheusSource) instantQuery(ctx context.Context, promAPI promv1.API, spec Spec, name QueryName, q string, at time.Time) (float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, spec.QueryTimeout)
+	defer cancel()
+	start := time.Now()
+	v, _, err := promAPI.Query(ctx, q, at, promv1.WithTimeout(spec.QueryTimeout))
+	p.observe(spec, name, time.Since(start), err)
+	if err != nil {
+		return 0, &BackendError{name, err}
+	}
+	switch v := v.(type) {
+	case model.Vector:
+		switch len(v) {
+		case 0:
+			return 0, nil
+		case 1:
+			return float64(v[0].Value), nil
+		default:
+			return 0, &MetadataError{queryKey[name], "", fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(v))}
+		}
+	case *model.Scalar:
+		return float64(v.Value), nil
+	default:
+		return 0, &BackendError{name, fmt.Errorf("got a %s, want an instant vector", v.Type())}
+	}
+}
+
+// queryKey maps a query to the metadata key that overrides it.
+var queryKey = map[QueryName]string{
+	QueryRequestRate: "requestRateQuery",
+	QueryCPUUsage:    "cpuUsageQuery",
+	QueryCPURequest:  "cpuRequestQuery",
+}

@@ -1,0 +1,126 @@
+package scaler
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+)
+
+// CertReloader serves a TLS certificate, and optionally a client CA for
+// mutual TLS, from files, and picks up new files without a restart (as
+// cert-manager or a mounted Secret rotates them). A file that fails to load
+// keeps the previous certificate in service and is logged.
+type CertReloader struct {
+	certFile, keyFile, caFile string
+	log                       *slog.Logger
+	now                       func() time.Time
+
+	mu        sync.Mutex
+	checked   time.Time
+	stamp     string
+	cert      *tls.Certificate
+	clientCAs *x509.CertPool
+}
+
+// reloadCheckInterval bounds how often the files are stat'ed.
+const reloadCheckInterval = time.Second
+
+// NewCertReloader loads the files once; it fails when they do not load.
+// caFile may be empty for TLS without client certificates.
+func NewCertReloader(certFile, keyFile, caFile string, log *slog.Logger) (*CertReloader, error) {
+	if certFile == "" || keyFile == "" {
+		return nil, errors.New("TLS needs both a certificate file and a key file")
+	}
+	r := &CertReloader{certFile: certFile, keyFile: keyFile, caFile: caFile, log: log, now: time.Now}
+	stamp, err := r.fileStamp()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.load(stamp); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// fileStamp summarises the files' sizes and modification times.
+func (r *CertReloader) fileStamp() (string, error) {
+	stamp := ""
+	for _, f := range []string{r.certFile, r.keyFile, r.caFile} {
+		if f == "" {
+			continue
+		}
+		st, err := os.Stat(f)
+		if err != nil {
+			return "", fmt.Errorf("stat %s: %w", f, err)
+		}
+		stamp += fmt.Sprintf("%s:%d:%d;", f, st.Size(), st.ModTime().UnixNano())
+	}
+	return stamp, nil
+}
+
+func (r *CertReloader) load(stamp string) error {
+	cert, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
+	if err != nil {
+		return fmt.Errorf("load key pair %s, %s: %w", r.certFile, r.keyFile, err)
+	}
+	var pool *x509.CertPool
+	if r.caFile != "" {
+		pem, err := os.ReadFile(r.caFile)
+		if err != nil {
+			return fmt.Errorf("read client CA %s: %w", r.caFile, err)
+		}
+		pool = x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("client CA %s holds no PEM certificate", r.caFile)
+		}
+	}
+	r.cert, r.clientCAs, r.stamp = &cert, pool, stamp
+	return nil
+}
+
+// current reloads the files when they changed and returns what to serve.
+func (r *CertReloader) current() (*tls.Certificate, *x509.CertPool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now := r.now(); now.Sub(r.checked) >= reloadCheckInterval {
+		r.checked = now
+		stamp, err := r.fileStamp()
+		if err == nil && stamp != r.stamp {
+			err = r.load(stamp)
+			if err == nil {
+				r.log.Info("reloaded TLS certificate", "certFile", r.certFile, "clientCAFile", r.caFile)
+			}
+		}
+		if err != nil {
+			r.log.Error("keeping the previous TLS certificate", "error", err)
+		}
+	}
+	return r.cert, r.clientCAs
+}
+
+// TLSConfig returns a server configuration that asks the reloader for the
+// certificate on every handshake; with a client CA it requires and verifies
+// client certificates.
+func (r *CertReloader) TLSConfig() *tls.Config {
+	return &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+			cert, pool := r.current()
+			cfg := &tls.Config{
+				MinVersion:   tls.VersionTLS12,
+				Certificates: []tls.Certificate{*cert},
+				NextProtos:   []string{"h2"},
+			}
+			if pool != nil {
+				cfg.ClientCAs = pool
+				cfg.ClientAuth = tls.RequireAndVerifyClientCert
+			}
+			return cfg, nil
+		},
+	}
+}
