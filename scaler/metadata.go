@@ -96,7 +96,7 @@ var keysKEDAOwns = []string{"scalerAddress", "enableTLS", "unsafeSsl"}
 // knownKeys lists every metadata key the scaler reads.
 var knownKeys = []string{
 	"prometheusAddress", "workload", "cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "rateWindow",
-	"mode", "minThreshold", "maxThreshold", "staticThreshold", "quantile", "warmUp",
+	"mode", "minThreshold", "maxThreshold", "staticThreshold", "quantile", "deadband", "warmUp",
 	"window", "history", "step", "queryTimeout", "activationRequestRate", "metricForm",
 	"madMultiplier", "ransacIterations", "seed",
 }
@@ -104,7 +104,7 @@ var knownKeys = []string{
 // configFieldKeys maps threshold.Config fields to the metadata keys that set them.
 var configFieldKeys = map[string]string{
 	"Mode": "mode", "MinThreshold": "minThreshold", "MaxThreshold": "maxThreshold",
-	"StaticThreshold": "staticThreshold", "Quantile": "quantile", "WarmUp": "warmUp",
+	"StaticThreshold": "staticThreshold", "Quantile": "quantile", "Deadband": "deadband", "WarmUp": "warmUp",
 	"RANSAC.MADMultiplier": "madMultiplier", "RANSAC.MaxIterations": "ransacIterations",
 }
 
@@ -144,6 +144,7 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	cfg.MaxThreshold = p.float("maxThreshold", cfg.MaxThreshold)
 	cfg.StaticThreshold = p.float("staticThreshold", cfg.StaticThreshold)
 	cfg.Quantile = p.float("quantile", cfg.Quantile)
+	cfg.Deadband = p.float("deadband", cfg.Deadband)
 	cfg.WarmUp = p.integer("warmUp", cfg.WarmUp, 2, maxPoints)
 	cfg.RANSAC.MADMultiplier = p.float("madMultiplier", cfg.RANSAC.MADMultiplier)
 	cfg.RANSAC.MaxIterations = p.integer("ransacIterations", cfg.RANSAC.MaxIterations, 1, 100000)

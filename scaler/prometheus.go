@@ -105,7 +105,7 @@ func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, s
 	v, _, err := promAPI.QueryRange(ctx, q, r, promv1.WithTimeout(spec.QueryTimeout))
 	p.observe(spec, name, time.Since(start), err)
 	if err != nil {
-		return nil, &BackendError{name, err}
+		return nil, queryError(name, q, err)
 	}
 	out := make([]float64, n)
 	for i := range out {
@@ -120,7 +120,7 @@ func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, s
 		return out, nil
 	case 1:
 	default:
-		return nil, &MetadataError{queryKey[name], "", fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(matrix))}
+		return nil, &MetadataError{queryKey[name], q, fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(matrix))}
 	}
 	for _, s := range matrix[0].Values {
 		i := int(math.Round(float64(s.Timestamp.Time().Sub(r.Start)) / float64(r.Step)))
@@ -138,7 +138,7 @@ func (p *PrometheusSource) instantQuery(ctx context.Context, promAPI promv1.API,
 	v, _, err := promAPI.Query(ctx, q, at, promv1.WithTimeout(spec.QueryTimeout))
 	p.observe(spec, name, time.Since(start), err)
 	if err != nil {
-		return 0, &BackendError{name, err}
+		return 0, queryError(name, q, err)
 	}
 	switch v := v.(type) {
 	case model.Vector:
@@ -148,7 +148,7 @@ func (p *PrometheusSource) instantQuery(ctx context.Context, promAPI promv1.API,
 		case 1:
 			return float64(v[0].Value), nil
 		default:
-			return 0, &MetadataError{queryKey[name], "", fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(v))}
+			return 0, &MetadataError{queryKey[name], q, fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(v))}
 		}
 	case *model.Scalar:
 		return float64(v.Value), nil
@@ -162,4 +162,14 @@ var queryKey = map[QueryName]string{
 	QueryRequestRate: "requestRateQuery",
 	QueryCPUUsage:    "cpuUsageQuery",
 	QueryCPURequest:  "cpuRequestQuery",
+}
+
+// queryError tells a query Prometheus refuses as malformed (the metadata's
+// fault) from a failure to reach or run it (the backend's).
+func queryError(name QueryName, q string, err error) error {
+	var perr *promv1.Error
+	if errors.As(err, &perr) && perr.Type == promv1.ErrBadData {
+		return &MetadataError{queryKey[name], q, "Prometheus refused the query: " + perr.Msg}
+	}
+	return &BackendError{name, err}
 }

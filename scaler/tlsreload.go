@@ -23,6 +23,7 @@ type CertReloader struct {
 	mu        sync.Mutex
 	checked   time.Time
 	stamp     string
+	badStamp  string // files that failed to load, so the failure is logged once
 	cert      *tls.Certificate
 	clientCAs *x509.CertPool
 }
@@ -90,10 +91,12 @@ func (r *CertReloader) current() (*tls.Certificate, *x509.CertPool) {
 	if now := r.now(); now.Sub(r.checked) >= reloadCheckInterval {
 		r.checked = now
 		stamp, err := r.fileStamp()
-		if err == nil && stamp != r.stamp {
+		if err == nil && stamp != r.stamp && stamp != r.badStamp {
 			err = r.load(stamp)
 			if err == nil {
 				r.log.Info("reloaded TLS certificate", "certFile", r.certFile, "clientCAFile", r.caFile)
+			} else {
+				r.badStamp = stamp
 			}
 		}
 		if err != nil {

@@ -33,6 +33,9 @@ type Config struct {
 	StaticThreshold float64
 	// Quantile q sets the outlier interval mean ± z·sd with z = Φ⁻¹(q).
 	Quantile float64
+	// Deadband is the fraction of the window's mean demand below which the
+	// volatility, and the trend's drift across the window, count as zero.
+	Deadband float64
 	// WarmUp is how many values each bound admits before the outlier interval
 	// applies.
 	WarmUp int
@@ -48,6 +51,7 @@ func DefaultConfig() Config {
 		MaxThreshold:    80,
 		StaticThreshold: 70,
 		Quantile:        0.975,
+		Deadband:        0.01,
 		WarmUp:          5,
 		RANSAC: RANSACParams{
 			MADMultiplier: 2.5,
@@ -101,6 +105,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.Quantile > 0.5 && c.Quantile < 1) {
 		return &FieldError{"Quantile", c.Quantile, "must be in (0.5, 1)"}
+	}
+	if math.IsNaN(c.Deadband) || c.Deadband < 0 || c.Deadband >= 1 {
+		return &FieldError{"Deadband", c.Deadband, "must be in [0, 1)"}
 	}
 	if c.WarmUp < 2 {
 		return &FieldError{"WarmUp", c.WarmUp, "must be at least 2"}

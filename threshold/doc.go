@@ -31,6 +31,14 @@
 // through its threshold. Sustained fluctuation stays inside the MAD cutoff and
 // does count.
 //
+// # Deadband
+//
+// Normalising a signal against its own history makes it scale-free: even a
+// perfectly steady workload's rounding noise would normalise to order 1. So
+// volatility at or below Deadband × mean(window) (default 1%), and a rising
+// trend whose drift across the window, T·(W−1), is at or below the same
+// amount, count as 0.
+//
 // # Per-request CPU cost
 //
 // In ModeARTT the volatility is scaled: V′ = V · c. The same swing in demand

@@ -25,6 +25,10 @@ type LineFit struct {
 	Cutoff float64
 	// MeanAbsResidual is the mean |y - line| over the inliers: the volatility.
 	MeanAbsResidual float64
+	// Mean is the mean of the finite samples.
+	Mean float64
+	// Span is the index distance between the first and last finite sample.
+	Span float64
 	// RSquared is the share of the inliers' variance the line explains, in
 	// [0, 1]; 0 when the inliers have no variance.
 	RSquared float64
@@ -107,7 +111,14 @@ func FitLineRANSAC(y []float64, p RANSACParams) (LineFit, error) {
 		}
 	}
 
-	return refit(xs, ys, best.slope, best.intercept, cutoff, n), nil
+	fit := refit(xs, ys, best.slope, best.intercept, cutoff, n)
+	var sum float64
+	for _, v := range ys {
+		sum += v
+	}
+	fit.Mean = sum / float64(n)
+	fit.Span = xs[n-1] - xs[0]
+	return fit, nil
 }
 
 // candidate is one line tried by the RANSAC search and its support.

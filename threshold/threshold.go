@@ -104,10 +104,19 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 		Inliers:        fit.Inliers,
 		Samples:        fit.Samples,
 	}
+	// Below the deadband, changes are measurement noise, not demand.
+	band := t.cfg.Deadband * math.Abs(fit.Mean)
+	volatility := fit.MeanAbsResidual
+	if volatility <= band {
+		volatility = 0
+	}
+	rising := math.Max(fit.Slope, 0)
+	if rising*fit.Span <= band {
+		rising = 0
+	}
 	switch t.cfg.Mode {
 	case ModeARTT:
-		r.ScaledVolatility = fit.MeanAbsResidual * cost
-		rising := math.Max(fit.Slope, 0)
+		r.ScaledVolatility = volatility * cost
 		r.TrendOutlier = !t.trend.observe(rising)
 		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
 		r.NormalizedTrend = t.trend.normalize(rising)
@@ -115,7 +124,7 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 		r.TrendWeight = fit.RSquared
 		r.VolatilityWeight = 1 - fit.RSquared
 	case ModeLARE:
-		r.ScaledVolatility = fit.MeanAbsResidual
+		r.ScaledVolatility = volatility
 		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
 		r.NormalizedVolatility = t.vol.normalize(r.ScaledVolatility)
 		r.VolatilityWeight = 1

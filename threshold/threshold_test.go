@@ -229,6 +229,7 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{"Quantile", func(c *Config) { c.Quantile = 0.4 }},
 		{"Quantile", func(c *Config) { c.Quantile = 1 }},
 		{"WarmUp", func(c *Config) { c.WarmUp = 1 }},
+		{"Deadband", func(c *Config) { c.Deadband = 1 }},
 		{"RANSAC.MADMultiplier", func(c *Config) { c.RANSAC.MADMultiplier = 0 }},
 		{"RANSAC.MaxIterations", func(c *Config) { c.RANSAC.MaxIterations = 0 }},
 		{"RANSAC.Confidence", func(c *Config) { c.RANSAC.Confidence = 1 }},

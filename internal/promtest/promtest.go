@@ -1,0 +1,156 @@
+// Package promtest runs a real Prometheus server (Debian's `prometheus`
+// package) on loopback for integration tests, scraping targets the test
+// serves. Tests skip when the binary is missing, unless ARTT_REQUIRE_COMPONENTS
+// is set (as .ci/run sets it), in which case they fail.
+package promtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Binary returns the prometheus binary to run: $PROMETHEUS_BIN or
+// `prometheus` on PATH.
+func Binary() (string, error) {
+	if b := os.Getenv("PROMETHEUS_BIN"); b != "" {
+		return b, nil
+	}
+	return exec.LookPath("prometheus")
+}
+
+// Required reports whether missing real components must fail tests rather
+// than skip them.
+func Required() bool { return os.Getenv("ARTT_REQUIRE_COMPONENTS") != "" }
+
+// Server is a running Prometheus.
+type Server struct {
+	// URL is the base URL of its HTTP API, e.g. http://127.0.0.1:41234.
+	URL string
+
+	bin, dir, addr string
+	cmd            *exec.Cmd
+	exited         chan struct{}
+}
+
+// Start writes a configuration that scrapes targets (host:port) every
+// scrapeInterval and starts Prometheus on a free loopback port with its
+// storage in dir. It returns once /-/ready answers.
+func Start(dir string, targets []string, scrapeInterval time.Duration) (*Server, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, fmt.Errorf("prometheus binary not found (apt-get install prometheus, or set PROMETHEUS_BIN): %w", err)
+	}
+	addr, err := freeAddress()
+	if err != nil {
+		return nil, err
+	}
+	quoted := make([]string, len(targets))
+	for i, t := range targets {
+		quoted[i] = fmt.Sprintf("%q", t)
+	}
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: %s
+  evaluation_interval: %s
+scrape_configs:
+  - job_name: test
+    scrape_interval: %s
+    scrape_timeout: %s
+    static_configs:
+      - targets: [%s]
+`, scrapeInterval, scrapeInterval, scrapeInterval, scrapeInterval, strings.Join(quoted, ", "))
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://" + addr, bin: bin, dir: dir, addr: addr}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func freeAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func (s *Server) start() error {
+	s.cmd = exec.Command(s.bin,
+		"--config.file="+filepath.Join(s.dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(s.dir, "data"),
+		"--web.listen-address="+s.addr,
+		"--web.enable-lifecycle",
+		"--log.level=warn",
+	)
+	logFile, err := os.OpenFile(filepath.Join(s.dir, "prometheus.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+	if err := s.cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("start %s: %w", s.bin, err)
+	}
+	s.exited = make(chan struct{})
+	go func() { _ = s.cmd.Wait(); logFile.Close(); close(s.exited) }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		select {
+		case <-s.exited:
+			log, _ := os.ReadFile(filepath.Join(s.dir, "prometheus.log"))
+			return fmt.Errorf("prometheus exited at start: %s", log)
+		case <-ctx.Done():
+			_ = s.Stop()
+			return errors.New("prometheus not ready after 60s")
+		case <-time.After(100 * time.Millisecond):
+		}
+		resp, err := http.Get(s.URL + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+}
+
+// Stop terminates Prometheus and waits for it to exit. Its data stays in dir.
+func (s *Server) Stop() error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(15 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+	return nil
+}
+
+// Restart starts Prometheus again on the same address and storage.
+func (s *Server) Restart() error {
+	if err := s.Stop(); err != nil {
+		return err
+	}
+	return s.start()
+}

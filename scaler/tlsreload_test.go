@@ -1,0 +1,171 @@
+package scaler
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	pb "github.com/artt-dev/artt/proto/externalscaler"
+)
+
+// testCA issues certificates for tests.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func newTestCA(t *testing.T) *testCA {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "artt test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// issue returns PEM certificate and key for a leaf with the given serial.
+func (ca *testCA) issue(t *testing.T, serial int64, server bool) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "artt"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature,
+	}
+	if server {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
+	} else {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, _ := x509.MarshalECPrivateKey(key)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMutualTLSAndCertificateReload(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t)
+	certFile, keyFile, caFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), filepath.Join(dir, "ca.crt")
+	c, k := ca.issue(t, 100, true)
+	writeFile(t, certFile, c)
+	writeFile(t, keyFile, k)
+	writeFile(t, caFile, ca.pem)
+
+	reloader, err := NewCertReloader(certFile, keyFile, caFile, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(reloader.TLSConfig())))
+	pb.RegisterExternalScalerServer(gs, NewServer(Options{Source: NewPrometheusSource(nil)}))
+	go func() { _ = gs.Serve(lis) }()
+	defer gs.Stop()
+
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.cert)
+	cc, ck := ca.issue(t, 200, false)
+	clientCert, err := tls.X509KeyPair(cc, ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(certs []tls.Certificate) error {
+		conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots, Certificates: certs})))
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = pb.NewExternalScalerClient(conn).GetMetricSpec(ctx, &pb.ScaledObjectRef{
+			Name: "web", Namespace: "shop", ScalerMetadata: map[string]string{"prometheusAddress": "http://127.0.0.1:9"},
+		})
+		return err
+	}
+	if err := call([]tls.Certificate{clientCert}); err != nil {
+		t.Fatalf("call with a client certificate failed: %v", err)
+	}
+	if err := call(nil); err == nil {
+		t.Fatal("call without a client certificate succeeded under mutual TLS")
+	}
+
+	serial := func() int64 {
+		conn, err := tls.Dial("tcp", lis.Addr().String(), &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{clientCert}, NextProtos: []string{"h2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
+	}
+	if got := serial(); got != 100 {
+		t.Fatalf("served serial %d, want 100", got)
+	}
+	c2, k2 := ca.issue(t, 101, true)
+	writeFile(t, certFile, c2)
+	writeFile(t, keyFile, k2)
+	deadline := time.Now().Add(5 * time.Second)
+	for serial() != 101 {
+		if time.Now().After(deadline) {
+			t.Fatal("rotated certificate not served within 5s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// A broken file keeps the last good certificate in service.
+	writeFile(t, certFile, []byte("not a certificate"))
+	time.Sleep(1100 * time.Millisecond)
+	if got := serial(); got != 101 {
+		t.Errorf("after a broken file the served serial is %d, want the last good 101", got)
+	}
+}
+
+func TestCertReloaderRejectsBadFilesAtStart(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pem")
+	writeFile(t, bad, []byte("garbage"))
+	cases := []struct{ name, cert, key, ca string }{
+		{"missing files", filepath.Join(dir, "none.crt"), filepath.Join(dir, "none.key"), ""},
+		{"garbage pair", bad, bad, ""},
+		{"no key", bad, "", ""},
+	}
+	for _, tc := range cases {
+		if _, err := NewCertReloader(tc.cert, tc.key, tc.ca, slog.Default()); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
