@@ -8,8 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,4 +156,42 @@ func (s *Server) Restart() error {
 		return err
 	}
 	return s.start()
+}
+
+// WaitForSamples waits until every series of selector has at least n samples
+// in the last minute.
+func (s *Server) WaitForSamples(selector string, n int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	q := url.Values{"query": {fmt.Sprintf("min(count_over_time(%s[1m])) >= %d", selector, n)}}
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(s.URL + "/api/v1/query?" + q.Encode())
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			// A non-empty result means the comparison held.
+			if resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"value"`) {
+				return nil
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("no %d samples of %s within %s", n, selector, timeout)
+}
+
+// StartWithExporter serves exp on loopback, starts Prometheus scraping it
+// every scrapeInterval, and waits until waitSelector has minSamples samples.
+// The returned stop function stops both.
+func StartWithExporter(dir string, exp http.Handler, scrapeInterval time.Duration, waitSelector string, minSamples int) (*Server, func(), error) {
+	ts := httptest.NewServer(exp)
+	s, err := Start(dir, []string{strings.TrimPrefix(ts.URL, "http://")}, scrapeInterval)
+	if err != nil {
+		ts.Close()
+		return nil, nil, err
+	}
+	stop := func() { _ = s.Stop(); ts.Close() }
+	if err := s.WaitForSamples(waitSelector, minSamples, 60*time.Second); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return s, stop, nil
 }
