@@ -31,18 +31,25 @@ func (c *countingSource) Fetch(ctx context.Context, spec Spec, now time.Time) (M
 }
 
 // serve starts srv on a loopback gRPC listener and returns a client.
-func serve(t *testing.T, srv *Server, opts ...grpc.ServerOption) pb.ExternalScalerClient {
+func serve(t testing.TB, srv *Server) pb.ExternalScalerClient {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	go srv.Run(ctx)
+	t.Cleanup(cancel)
+	return serveServer(t, srv)
+}
+
+// serveServer serves any ExternalScaler implementation on loopback.
+func serveServer(t testing.TB, srv pb.ExternalScalerServer) pb.ExternalScalerClient {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := grpc.NewServer(opts...)
+	gs := grpc.NewServer()
 	pb.RegisterExternalScalerServer(gs, srv)
 	go func() { _ = gs.Serve(lis) }()
-	ctx, cancel := context.WithCancel(context.Background())
-	go srv.Run(ctx)
-	t.Cleanup(func() { cancel(); gs.Stop() })
+	t.Cleanup(gs.Stop)
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,45 @@
+# ARTT: heterogeneity-aware autoscaling and traffic allocation for Kubernetes.
+# `make test` runs every test; .ci/run installs the real components first.
+
+GO        ?= go
+BIN       ?= bin
+PROTOC    ?= protoc
+GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
+
+.PHONY: all build test test-unit test-keda vet fmt-check bench proto clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+## test: every test of both modules (needs Prometheus; see .ci/run)
+test: vet fmt-check test-unit test-keda
+
+test-unit:
+	$(GO) test -count=1 ./...
+
+## test-keda: artt-scaler against KEDA's own client (nested module; slow cold build)
+test-keda:
+	cd scaler/kedatest && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## bench: the benchmarks quoted in the README
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler
+
+## proto: regenerate the KEDA external scaler stubs from proto/
+proto:
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+	$(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+	cd proto/externalscaler && PATH=$(GOBIN_DIR):$$PATH $(PROTOC) --go_out=. --go_opt=paths=source_relative \
+		--go-grpc_out=. --go-grpc_opt=paths=source_relative externalscaler.proto
+
+clean:
+	rm -rf $(BIN) out

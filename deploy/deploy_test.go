@@ -1,0 +1,113 @@
+// Package deploy_test builds the kustomizations under deploy/ with
+// kustomize's own library (what `kubectl apply -k` runs) and checks what an
+// operator relies on: probes, resources, a non-root read-only container, a
+// headless Service, and no Kubernetes credentials for the scaler.
+package deploy_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+func build(t *testing.T, dir string) resmap.ResMap {
+	t.Helper()
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	m, err := k.Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	return m
+}
+
+func find(t *testing.T, m resmap.ResMap, kind, name string) *yaml.RNode {
+	t.Helper()
+	for _, r := range m.Resources() {
+		if r.GetKind() == kind && r.GetName() == name {
+			n, err := yaml.Parse(r.MustYaml())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s %s in the build", kind, name)
+	return nil
+}
+
+func field(t *testing.T, n *yaml.RNode, path ...string) string {
+	t.Helper()
+	v, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil {
+		return ""
+	}
+	return strings.TrimSpace(v.MustString())
+}
+
+func TestScalerBase(t *testing.T) {
+	for _, dir := range []string{".", "scaler", "examples/scaler-mtls"} {
+		t.Run(dir, func(t *testing.T) {
+			m := build(t, dir)
+			d := find(t, m, "Deployment", "artt-scaler")
+			c := "spec.template.spec.containers.[name=artt-scaler]"
+			path := func(p string) []string { return strings.Split(c+"."+p, ".") }
+			checks := []struct{ path, want, why string }{
+				{"metadata.namespace", "artt-system", "installed in its own namespace"},
+				{"spec.template.spec.securityContext.runAsNonRoot", "true", "non-root"},
+				{"spec.template.spec.automountServiceAccountToken", "false", "the scaler never calls the Kubernetes API"},
+			}
+			for _, ck := range checks {
+				if got := field(t, d, strings.Split(ck.path, ".")...); got != ck.want {
+					t.Errorf("%s = %q, want %q (%s)", ck.path, got, ck.want, ck.why)
+				}
+			}
+			containerChecks := []struct{ path, want string }{
+				{"securityContext.readOnlyRootFilesystem", "true"},
+				{"securityContext.allowPrivilegeEscalation", "false"},
+				{"resources.requests.cpu", "50m"},
+				{"resources.limits.memory", "256Mi"},
+				{"livenessProbe.httpGet.path", "/healthz"},
+				{"image", "ghcr.io/artt-dev/artt-scaler:v0.1.0"},
+			}
+			for _, ck := range containerChecks {
+				if got := field(t, d, path(ck.path)...); got != ck.want {
+					t.Errorf("container %s = %q, want %q", ck.path, got, ck.want)
+				}
+			}
+			if field(t, d, path("readinessProbe.grpc.port")...) == "" && field(t, d, path("readinessProbe.httpGet.path")...) != "/readyz" {
+				t.Error("no readiness probe (gRPC health or /readyz)")
+			}
+			svc := find(t, m, "Service", "artt-scaler")
+			if got := field(t, svc, "spec", "clusterIP"); got != "None" {
+				t.Errorf("Service clusterIP = %q, want None (headless, so KEDA's round robin reaches every pod)", got)
+			}
+			for _, r := range m.Resources() {
+				if slices.Contains([]string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}, r.GetKind()) && strings.HasPrefix(r.GetName(), "artt-scaler") {
+					t.Errorf("%s %s grants the scaler API access it does not use", r.GetKind(), r.GetName())
+				}
+			}
+		})
+	}
+}
+
+func TestScalerMutualTLSOverlay(t *testing.T) {
+	m := build(t, "examples/scaler-mtls")
+	d := find(t, m, "Deployment", "artt-scaler")
+	args := field(t, d, "spec", "template", "spec", "containers", "[name=artt-scaler]", "args")
+	for _, want := range []string{"--tls-cert-file=/etc/artt/tls/tls.crt", "--tls-key-file=/etc/artt/tls/tls.key", "--tls-client-ca-file=/etc/artt/tls/ca.crt"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args lack %s:\n%s", want, args)
+		}
+	}
+	if got := field(t, d, "spec", "template", "spec", "volumes", "[name=tls]", "secret", "secretName"); got != "artt-scaler-tls" {
+		t.Errorf("TLS volume secret = %q, want artt-scaler-tls", got)
+	}
+	if got := field(t, d, "spec", "template", "spec", "containers", "[name=artt-scaler]", "readinessProbe", "grpc"); got != "" {
+		t.Errorf("readiness probe still uses plaintext gRPC under mutual TLS: %s", got)
+	}
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the real components ARTT's tests run: Debian's Prometheus (started
+# by the tests on loopback, never as a service). Safe to run repeatedly.
+set -euo pipefail
+
+need=()
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}"
+  # The package may start a service on :9090; tests use their own ports.
+  if command -v systemctl >/dev/null 2>&1; then systemctl stop prometheus 2>/dev/null || true; fi
+fi
+prometheus --version 2>&1 | head -1

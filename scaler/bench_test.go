@@ -1,0 +1,81 @@
+package scaler
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	pb "github.com/artt-dev/artt/proto/externalscaler"
+)
+
+// fixedSource answers every poll with the same measurements. The benchmark
+// below warms the cache with it once; after that the source is not called.
+type fixedSource struct{ m Measurements }
+
+func (f fixedSource) Fetch(context.Context, Spec, time.Time) (Measurements, error) { return f.m, nil }
+
+// noopScaler is the transport's limit: a GetMetrics that does nothing.
+type noopScaler struct {
+	pb.UnimplementedExternalScalerServer
+}
+
+var noopResponse = &pb.GetMetricsResponse{MetricValues: []*pb.MetricValue{{MetricName: "artt-load", MetricValue: 75, MetricValueFloat: 75}}}
+
+func (noopScaler) GetMetrics(context.Context, *pb.GetMetricsRequest) (*pb.GetMetricsResponse, error) {
+	return noopResponse, nil
+}
+
+// BenchmarkGetMetrics compares GetMetrics served from the per-poll cache for
+// 1,000 ScaledObjects with a do-nothing handler, both over loopback gRPC.
+func BenchmarkGetMetrics(b *testing.B) {
+	const scaledObjects = 1000
+	demand := make([]float64, 100)
+	cpu := make([]float64, 100)
+	for i := range demand {
+		demand[i] = 100 + 10*math.Sin(float64(i)/5)
+		cpu[i] = demand[i] * 0.01
+	}
+	reqs := make([]*pb.GetMetricsRequest, scaledObjects)
+	for i := range reqs {
+		reqs[i] = &pb.GetMetricsRequest{MetricName: "artt-load", ScaledObjectRef: &pb.ScaledObjectRef{
+			Name: fmt.Sprintf("so-%d", i), Namespace: "shop",
+			ScalerMetadata: map[string]string{
+				"prometheusAddress": "http://prometheus.monitoring:9090", "workload": fmt.Sprintf("web-%d", i),
+				"window": "40", "history": "61", "scalerAddress": "artt-scaler.keda:6000",
+			},
+		}}
+	}
+	servers := []struct {
+		name   string
+		server pb.ExternalScalerServer
+	}{
+		{"server=noop", noopScaler{}},
+		{"server=artt-cached", NewServer(Options{Source: fixedSource{Measurements{Demand: demand, CPU: cpu, CPURequest: 2}}, CacheTTL: time.Hour})},
+	}
+	for _, s := range servers {
+		b.Run(s.name, func(b *testing.B) {
+			client := serveServer(b, s.server)
+			for _, r := range reqs { // warm: one round per ScaledObject
+				if _, err := client.GetMetrics(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var next atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(8) // many KEDA callers at once
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					r := reqs[next.Add(1)%scaledObjects]
+					if _, err := client.GetMetrics(context.Background(), r); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
