@@ -1,0 +1,267 @@
+package flow
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/graph/network"
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
+)
+
+func TestMaxFlowHandWorked(t *testing.T) {
+	// The CLRS figure 26.1 network: maximum flow 23.
+	g := NewNetwork(6)
+	for _, a := range [][3]float64{{0, 1, 16}, {0, 2, 13}, {2, 1, 4}, {1, 3, 12}, {3, 2, 9}, {2, 4, 14}, {4, 3, 7}, {3, 5, 20}, {4, 5, 4}} {
+		g.AddArc(int(a[0]), int(a[1]), a[2], 0)
+	}
+	if got := g.MaxFlow(0, 5); math.Abs(got-23) > 1e-9 {
+		t.Errorf("max flow = %v, want 23", got)
+	}
+	checkConservation(t, g, 0, 5)
+}
+
+// checkConservation verifies 0 ≤ flow ≤ capacity and conservation at every
+// node other than s and t.
+func checkConservation(t *testing.T, g *Network, s, tt int) {
+	t.Helper()
+	net := make([]float64, g.Nodes())
+	for id := 0; id < len(g.arcs); id += 2 {
+		f := g.Flow(id)
+		if f < -1e-9 || f > g.arcs[id].original+1e-9 {
+			t.Fatalf("arc %d carries %v outside [0, %v]", id, f, g.arcs[id].original)
+		}
+		from := g.arcs[id^1].to
+		net[from] -= f
+		net[g.arcs[id].to] += f
+	}
+	for v, x := range net {
+		if v != s && v != tt && math.Abs(x) > 1e-9 {
+			t.Fatalf("node %d does not conserve flow: net %v", v, x)
+		}
+	}
+}
+
+func TestMaxFlowMatchesGonumDinic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 1))
+	for trial := range 300 {
+		n := 2 + rng.IntN(12)
+		ours := NewNetwork(n)
+		theirs := simple.NewWeightedDirectedGraph(0, 0)
+		for i := range n {
+			theirs.AddNode(simple.Node(i))
+		}
+		// gonum v0.17.0's MaxFlowDinic merges an arc's residual twin with an
+		// opposite arc and then answers differently from run to run (and below
+		// the min cut), so the oracle graphs have no antiparallel pairs; the
+		// min-cut certificate below covers those too.
+		for u := range n {
+			for v := range n {
+				if u != v && rng.Float64() < 0.35 && !ours.hasArc(v, u) {
+					c := math.Round(rng.Float64()*1000) / 100
+					ours.AddArc(u, v, c, 0)
+					theirs.SetWeightedEdge(theirs.NewWeightedEdge(simple.Node(u), simple.Node(v), c))
+				}
+			}
+		}
+		got := ours.MaxFlow(0, n-1)
+		if cut := minCut(ours, 0); math.Abs(cut-got) > 1e-9 {
+			t.Fatalf("trial %d: flow %v but the residual cut has capacity %v", trial, got, cut)
+		}
+		want := network.MaxFlowDinic(theirs, simple.Node(0), simple.Node(n-1), 1e-12)
+		if math.Abs(got-want) > 1e-9 {
+			t.Fatalf("trial %d: max flow %v, gonum says %v", trial, got, want)
+		}
+		checkConservation(t, ours, 0, n-1)
+	}
+}
+
+func TestMinCostFlowHandWorked(t *testing.T) {
+	// Two sources (supply 0.6, 0.4) and two sinks (demand 0.5 each); links
+	// cost a→x 1, a→y 4, b→x 2, b→y 1. Optimal: a→x 0.5, a→y 0.1, b→y 0.4:
+	// 0.5 + 0.4 + 0.4 = 1.3.
+	g := NewNetwork(6)
+	s, a, b, x, y, tt := 0, 1, 2, 3, 4, 5
+	g.AddArc(s, a, 0.6, 0)
+	g.AddArc(s, b, 0.4, 0)
+	ax := g.AddArc(a, x, Inf, 1)
+	ay := g.AddArc(a, y, Inf, 4)
+	bx := g.AddArc(b, x, Inf, 2)
+	by := g.AddArc(b, y, Inf, 1)
+	g.AddArc(x, tt, 0.5, 0)
+	g.AddArc(y, tt, 0.5, 0)
+	cost, err := g.MinCostFlow(s, tt, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(cost-1.3) > 1e-12 {
+		t.Errorf("cost = %v, want 1.3", cost)
+	}
+	for _, c := range []struct {
+		id   int
+		want float64
+	}{{ax, 0.5}, {ay, 0.1}, {bx, 0}, {by, 0.4}} {
+		if got := g.Flow(c.id); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("flow on arc %d = %v, want %v", c.id, got, c.want)
+		}
+	}
+}
+
+func TestMinCostFlowInfeasibleAndNegative(t *testing.T) {
+	g := NewNetwork(3)
+	g.AddArc(0, 1, 1, 1)
+	g.AddArc(1, 2, 0.5, 1)
+	if _, err := g.MinCostFlow(0, 2, 1); !errors.Is(err, ErrInfeasible) {
+		t.Errorf("error = %v, want ErrInfeasible", err)
+	}
+	h := NewNetwork(2)
+	h.AddArc(0, 1, 1, -1)
+	if _, err := h.MinCostFlow(0, 1, 1); !errors.Is(err, ErrNegativeCost) {
+		t.Errorf("error = %v, want ErrNegativeCost", err)
+	}
+}
+
+// TestMinCostFlowMatchesLP solves random transportation problems (what NTAM
+// and LATA solve) both ways: the costs must agree to 1e-9.
+func TestMinCostFlowMatchesLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 3))
+	infeasible := 0
+	defer func() {
+		if infeasible > 100 {
+			t.Errorf("%d of 200 instances infeasible: the oracle compared too few costs", infeasible)
+		}
+	}()
+	for trial := range 200 {
+		nu, nv := 1+rng.IntN(4), 1+rng.IntN(4)
+		supply := randomSimplex(rng, nu)
+		demand := randomSimplex(rng, nv)
+		type link struct {
+			u, v int
+			cost float64
+		}
+		var links []link
+		for u := range nu {
+			for v := range nv {
+				if rng.Float64() < 0.8 || u == 0 || v == 0 { // every source and sink has a link via source 0 and sink 0: always feasible
+					links = append(links, link{u, v, math.Round(rng.Float64()*5000) / 100})
+				}
+			}
+		}
+		g := NewNetwork(nu + nv + 2)
+		s, tt := nu+nv, nu+nv+1
+		for u, x := range supply {
+			g.AddArc(s, u, x, 0)
+		}
+		for v, x := range demand {
+			g.AddArc(nu+v, tt, x, 0)
+		}
+		for _, l := range links {
+			g.AddArc(l.u, nu+l.v, Inf, l.cost)
+		}
+		got, ourErr := g.MinCostFlow(s, tt, 1)
+		if ourErr != nil && !errors.Is(ourErr, ErrInfeasible) {
+			t.Fatalf("trial %d: %v", trial, ourErr)
+		}
+
+		// LP: min Σ c·x subject to row sums = supply, column sums = demand
+		// (the last column constraint is implied and dropped), x ≥ 0.
+		rows := nu + nv - 1
+		A := mat.NewDense(rows, len(links), nil)
+		b := make([]float64, rows)
+		c := make([]float64, len(links))
+		copy(b, supply)
+		copy(b[nu:], demand[:nv-1])
+		for j, l := range links {
+			c[j] = l.cost
+			A.Set(l.u, j, 1)
+			if l.v < nv-1 {
+				A.Set(nu+l.v, j, 1)
+			}
+		}
+		want, _, err := lp.Simplex(c, A, b, 1e-12, nil)
+		if ourErr != nil {
+			if !errors.Is(err, lp.ErrInfeasible) {
+				t.Fatalf("trial %d: min-cost flow says infeasible, LP says %v, %v", trial, want, err)
+			}
+			infeasible++
+			continue
+		}
+		if err != nil {
+			t.Fatalf("trial %d: LP: %v", trial, err)
+		}
+		if math.Abs(got-want) > 1e-9 {
+			t.Fatalf("trial %d: min-cost flow %v, LP %v", trial, got, want)
+		}
+	}
+}
+
+func randomSimplex(rng *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	sum := 0.0
+	for i := range x {
+		x[i] = 0.05 + rng.Float64()
+		sum += x[i]
+	}
+	for i := range x {
+		x[i] /= sum
+	}
+	return x
+}
+
+// minCut returns the capacity of the cut between the nodes reachable from s
+// in the residual network and the rest: equal to the flow value exactly when
+// the flow is maximum (max-flow min-cut theorem).
+func minCut(g *Network, s int) float64 {
+	seen := make([]bool, g.Nodes())
+	seen[s] = true
+	stack := []int{s}
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, id := range g.adj[u] {
+			if a := g.arcs[id]; a.capacity > Epsilon && !seen[a.to] {
+				seen[a.to] = true
+				stack = append(stack, a.to)
+			}
+		}
+	}
+	cut := 0.0
+	for id := 0; id < len(g.arcs); id += 2 {
+		if from := g.arcs[id^1].to; seen[from] && !seen[g.arcs[id].to] {
+			cut += g.arcs[id].original
+		}
+	}
+	return cut
+}
+
+func (g *Network) hasArc(u, v int) bool {
+	for _, id := range g.adj[u] {
+		if id%2 == 0 && g.arcs[id].to == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMaxFlowWithAntiparallelArcsHasMinCutCertificate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 1))
+	for trial := range 300 {
+		n := 2 + rng.IntN(12)
+		g := NewNetwork(n)
+		for u := range n {
+			for v := range n {
+				if u != v && rng.Float64() < 0.35 {
+					g.AddArc(u, v, math.Round(rng.Float64()*1000)/100, 0)
+				}
+			}
+		}
+		got := g.MaxFlow(0, n-1)
+		checkConservation(t, g, 0, n-1)
+		if cut := minCut(g, 0); math.Abs(cut-got) > 1e-9 {
+			t.Fatalf("trial %d: flow %v but the residual cut has capacity %v", trial, got, cut)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package flow
+
+// MaxFlow pushes as much flow from s to t as the capacities allow and returns
+// its value, using Dinic's algorithm (E. A. Dinic, "Algorithm for solution of
+// a problem of maximum flow in a network with power estimation", Soviet Math.
+// Doklady 11, 1970): breadth-first levels, then blocking flows along
+// level-increasing paths. The flow on each arc is left in the network.
+func (g *Network) MaxFlow(s, t int) float64 {
+	if s == t {
+		return 0
+	}
+	n := len(g.adj)
+	level := make([]int, n)
+	next := make([]int, n)
+	queue := make([]int, 0, n)
+	total := 0.0
+	for g.levels(s, t, level, queue) {
+		for i := range next {
+			next[i] = 0
+		}
+		for {
+			pushed := g.blockingPush(s, t, Inf, level, next)
+			if pushed <= Epsilon {
+				break
+			}
+			total += pushed
+		}
+	}
+	return total
+}
+
+// levels labels nodes by BFS distance from s over arcs with residual
+// capacity and reports whether t is reachable.
+func (g *Network) levels(s, t int, level, queue []int) bool {
+	for i := range level {
+		level[i] = -1
+	}
+	level[s] = 0
+	queue = append(queue[:0], s)
+	for h := 0; h < len(queue); h++ {
+		u := queue[h]
+		for _, id := range g.adj[u] {
+			a := &g.arcs[id]
+			if a.capacity > Epsilon && level[a.to] < 0 {
+				level[a.to] = level[u] + 1
+				queue = append(queue, a.to)
+			}
+		}
+	}
+	return level[t] >= 0
+}
+
+// blockingPush sends flow along one level-increasing path by depth-first
+// search, advancing next[u] past arcs that cannot carry more.
+func (g *Network) blockingPush(u, t int, limit float64, level, next []int) float64 {
+	if u == t {
+		return limit
+	}
+	for ; next[u] < len(g.adj[u]); next[u]++ {
+		id := g.adj[u][next[u]]
+		a := &g.arcs[id]
+		if a.capacity <= Epsilon || level[a.to] != level[u]+1 {
+			continue
+		}
+		pushed := g.blockingPush(a.to, t, min(limit, a.capacity), level, next)
+		if pushed > Epsilon {
+			a.capacity -= pushed
+			g.arcs[id^1].capacity += pushed
+			return pushed
+		}
+	}
+	return 0
+}
