@@ -1,0 +1,127 @@
+package traffic
+
+// Allocation is a policy's answer for one snapshot.
+type Allocation struct {
+	// Policy names the policy that produced it.
+	Policy string
+	// Routes has one entry per downstream component with serving upstreams,
+	// sorted by component.
+	Routes []Route
+}
+
+// Route says how traffic to one downstream component is spread.
+type Route struct {
+	// Component is the downstream component.
+	Component string
+	// Groups are its serving groups with their target shares and why.
+	Groups []GroupShare
+	// Sources are the upstream nodes, each with the fraction of its traffic
+	// to send to each downstream node; the fractions of a source sum to 1.
+	Sources []Source
+	// SlowLinks are the links classified slow; RemovedLinks those dropped.
+	SlowLinks, RemovedLinks []Link
+	// Cost is Σ traffic × delay over the links used (traffic as fractions of
+	// the component's total), in milliseconds.
+	Cost float64
+	// Notes explain fallbacks taken (missing data, all groups unhealthy, …).
+	Notes []string
+}
+
+// GroupShare is one downstream group's target share.
+type GroupShare struct {
+	Node     string
+	Replicas []string
+	// Share of the component's traffic the group should receive, in [0, 1].
+	Share float64
+	// Load is the per-request CPU estimate (CPU seconds per request) where
+	// the policy uses one.
+	Load float64
+	// Health is the group's health state ("" when the policy ignores health).
+	Health string
+	// Basis says where the share came from (measured, previous, mean of
+	// valid groups, equal split, forecast, warm start).
+	Basis string
+	// Forecasts are per-replica CPU utilisation forecasts (ARTT only).
+	Forecasts []ReplicaForecast
+}
+
+// ReplicaForecast is one replica's next-interval CPU utilisation forecast
+// and the Holt factors the Kalman filter chose.
+type ReplicaForecast struct {
+	Replica     string
+	Utilization float64
+	Forecast    float64
+	Alpha, Beta float64
+	Share       float64
+	// WarmStartedFrom names the reference replica of a new replica.
+	WarmStartedFrom string
+}
+
+// Source is one upstream node's routing.
+type Source struct {
+	Node string
+	// Supply is the node's part of the component's incoming traffic.
+	Supply float64
+	// To lists downstream nodes and the fraction of this source's traffic
+	// each receives, sorted by node, zero fractions left out.
+	To []Amount
+}
+
+// Link is a node-to-node link.
+type Link struct {
+	From, To string
+	DelayMs  float64
+}
+
+// Route returns the route for a component.
+func (a Allocation) Route(component string) (Route, bool) {
+	for _, r := range a.Routes {
+		if r.Component == component {
+			return r, true
+		}
+	}
+	return Route{}, false
+}
+
+// Fraction is the fraction of source's traffic sent to node to.
+func (r Route) Fraction(source, to string) float64 {
+	for _, s := range r.Sources {
+		if s.Node == source {
+			for _, t := range s.To {
+				if t.Node == to {
+					return t.Value
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// ReplicaFractions splits a source's fractions equally among the replicas
+// of each downstream group (HEART's rule), keyed by replica name.
+func (r Route) ReplicaFractions(source string) map[string]float64 {
+	out := make(map[string]float64)
+	for _, s := range r.Sources {
+		if s.Node != source {
+			continue
+		}
+		for _, t := range s.To {
+			for _, g := range r.Groups {
+				if g.Node == t.Node && len(g.Replicas) > 0 {
+					for _, name := range g.Replicas {
+						out[name] += t.Value / float64(len(g.Replicas))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Policy turns snapshots into allocations. Stateful policies (HEART, ARTT)
+// carry estimates from one call to the next; a Policy is not safe for
+// concurrent use.
+type Policy interface {
+	Name() string
+	Allocate(s Snapshot) (Allocation, error)
+}

@@ -1,0 +1,226 @@
+package traffic
+
+import (
+	"math"
+	"slices"
+)
+
+// Group is the serving replicas of one component on one node: ready pods on
+// a Ready node. HEART allocates traffic between groups, not pods.
+type Group struct {
+	Component, Node string
+	Replicas        []Replica
+}
+
+// Amount is a quantity attached to a node: a supply, a demand, a share.
+type Amount struct {
+	Node  string
+	Value float64
+}
+
+// Index is a validated Snapshot with the lookups every allocator needs.
+// Slices it returns are sorted by name, so results do not depend on map order.
+type Index struct {
+	Snapshot Snapshot
+
+	nodes    map[string]Node
+	delays   map[[2]string]float64
+	groups   map[string][]Group
+	callsTo  map[string][]Call
+	comps    []string
+	replicas map[string]Replica
+}
+
+// NewIndex validates s and indexes it.
+func NewIndex(s Snapshot) (*Index, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	x := &Index{
+		Snapshot: s,
+		nodes:    make(map[string]Node, len(s.Nodes)),
+		delays:   make(map[[2]string]float64, len(s.Delays)),
+		groups:   make(map[string][]Group),
+		callsTo:  make(map[string][]Call),
+		replicas: make(map[string]Replica, len(s.Replicas)),
+	}
+	for _, n := range s.Nodes {
+		x.nodes[n.Name] = n
+	}
+	for _, d := range s.Delays {
+		x.delays[[2]string{d.From, d.To}] = d.Ms
+	}
+	for _, c := range s.Components {
+		x.comps = append(x.comps, c.Name)
+	}
+	slices.Sort(x.comps)
+	for _, c := range s.Calls {
+		x.callsTo[c.To] = append(x.callsTo[c.To], c)
+	}
+	byGroup := make(map[[2]string][]Replica)
+	for _, r := range s.Replicas {
+		x.replicas[r.Name] = r
+		if r.Ready && x.nodes[r.Node].Ready {
+			k := [2]string{r.Component, r.Node}
+			byGroup[k] = append(byGroup[k], r)
+		}
+	}
+	for k, rs := range byGroup {
+		slices.SortFunc(rs, func(a, b Replica) int { return cmpString(a.Name, b.Name) })
+		x.groups[k[0]] = append(x.groups[k[0]], Group{Component: k[0], Node: k[1], Replicas: rs})
+	}
+	for c := range x.groups {
+		slices.SortFunc(x.groups[c], func(a, b Group) int { return cmpString(a.Node, b.Node) })
+	}
+	return x, nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Components returns every component name, sorted.
+func (x *Index) Components() []string { return x.comps }
+
+// Groups returns the serving groups of a component, sorted by node.
+func (x *Index) Groups(component string) []Group { return x.groups[component] }
+
+// Replica returns a replica by name.
+func (x *Index) Replica(name string) (Replica, bool) {
+	r, ok := x.replicas[name]
+	return r, ok
+}
+
+// Node returns a node by name.
+func (x *Index) Node(name string) (Node, bool) {
+	n, ok := x.nodes[name]
+	return n, ok
+}
+
+// Delay returns the measured delay from one node to another. A node to
+// itself is 0 ms unless measured.
+func (x *Index) Delay(from, to string) (float64, bool) {
+	if d, ok := x.delays[[2]string{from, to}]; ok {
+		return d, true
+	}
+	if from == to {
+		return 0, true
+	}
+	return 0, false
+}
+
+// Downstreams returns the components that are called by another, sorted.
+func (x *Index) Downstreams() []string {
+	var out []string
+	for _, c := range x.comps {
+		if len(x.callsTo[c]) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Upstreams returns the components calling a component, sorted.
+func (x *Index) Upstreams(component string) []string {
+	var out []string
+	for _, c := range x.callsTo[component] {
+		out = append(out, c.From)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Supplies returns, for a downstream component, how its incoming traffic is
+// spread over upstream nodes, normalised to sum 1 (nil when no upstream
+// replica serves). Each calling component contributes in proportion to its
+// call rate (equally when any rate is unknown), spread over its groups in
+// proportion to the requests they served (by replica count when unknown).
+func (x *Index) Supplies(downstream string) []Amount {
+	calls := x.callsTo[downstream]
+	rateKnown := true
+	for _, c := range calls {
+		if math.IsNaN(c.Rate) {
+			rateKnown = false
+		}
+	}
+	supply := make(map[string]float64)
+	for _, c := range calls {
+		w := 1.0
+		if rateKnown {
+			w = c.Rate
+		}
+		for _, a := range x.ServedShares(c.From) {
+			supply[a.Node] += w * a.Value
+		}
+	}
+	return normalize(supply)
+}
+
+// ServedShares spreads a component over its groups in proportion to the
+// requests each served, or by replica count when any count is unknown or all
+// are zero; the result sums to 1 (nil without serving replicas).
+func (x *Index) ServedShares(component string) []Amount {
+	groups := x.groups[component]
+	byRequests := true
+	total := 0.0
+	for _, g := range groups {
+		for _, r := range g.Replicas {
+			if math.IsNaN(r.Requests) {
+				byRequests = false
+			}
+			total += r.Requests
+		}
+	}
+	if total <= 0 {
+		byRequests = false
+	}
+	share := make(map[string]float64, len(groups))
+	for _, g := range groups {
+		for _, r := range g.Replicas {
+			if byRequests {
+				share[g.Node] += r.Requests
+			} else {
+				share[g.Node]++
+			}
+		}
+	}
+	return normalize(share)
+}
+
+// normalize turns a node → value map into Amounts summing to 1, sorted by
+// node; nil when the total is not positive.
+func normalize(m map[string]float64) []Amount {
+	total := 0.0
+	for _, v := range m {
+		total += v
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil
+	}
+	out := make([]Amount, 0, len(m))
+	for n, v := range m {
+		if v > 0 {
+			out = append(out, Amount{n, v / total})
+		}
+	}
+	slices.SortFunc(out, func(a, b Amount) int { return cmpString(a.Node, b.Node) })
+	return out
+}
+
+// Normalize scales amounts to sum 1, dropping non-positive ones; nil when
+// nothing is positive.
+func Normalize(as []Amount) []Amount {
+	m := make(map[string]float64, len(as))
+	for _, a := range as {
+		if a.Value > 0 && !math.IsInf(a.Value, 0) {
+			m[a.Node] += a.Value
+		}
+	}
+	return normalize(m)
+}

@@ -1,0 +1,227 @@
+package ntam
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/artt-dev/artt/traffic"
+)
+
+func TestSplitTwoMeans(t *testing.T) {
+	cases := []struct {
+		name   string
+		values []float64
+		cut    float64
+		ok     bool
+	}{
+		{"two clear clusters", []float64{1, 2, 1.5, 40, 42}, 40, true},
+		// {0} vs {80,80,100}: SSE 266.7 beats {0,80} vs {80,100}: 3400.
+		{"paper example", []float64{80, 100, 0, 80}, 80, true},
+		{"one outlier is its own cluster", []float64{5, 5, 5, 5, 50}, 50, true},
+		{"all equal do not split", []float64{3, 3, 3}, 0, false},
+		{"one value does not split", []float64{3}, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cut, ok := splitTwoMeans(tc.values)
+			if ok != tc.ok || cut != tc.cut {
+				t.Errorf("splitTwoMeans(%v) = %v, %v; want %v, %v", tc.values, cut, ok, tc.cut, tc.ok)
+			}
+		})
+	}
+}
+
+// delays builds a Delay function from a table.
+func delays(m map[[2]string]float64) func(string, string) (float64, bool) {
+	return func(a, b string) (float64, bool) {
+		d, ok := m[[2]string{a, b}]
+		return d, ok
+	}
+}
+
+func amounts(kv ...any) []traffic.Amount {
+	var out []traffic.Amount
+	for i := 0; i < len(kv); i += 2 {
+		out = append(out, traffic.Amount{Node: kv[i].(string), Value: kv[i+1].(float64)})
+	}
+	return out
+}
+
+// criticalPath is the largest delay of a link carrying traffic.
+func criticalPath(sol Solution, d func(string, string) (float64, bool)) float64 {
+	worst := 0.0
+	for _, s := range sol.Sources {
+		for _, to := range s.To {
+			ms, _ := d(s.Node, to.Node)
+			worst = math.Max(worst, ms)
+		}
+	}
+	return worst
+}
+
+// The HEART paper's observation: min-cost flow alone keeps a slow link
+// (here A→Y, 100 ms) because it lowers the sum; dropping it first shortens
+// the critical path to 80 ms. Removing the next slow link (A→X) would strand
+// A's traffic, so it is refused and the last feasible set is kept.
+func TestSlowLinkDroppedAndStrandingRefused(t *testing.T) {
+	d := delays(map[[2]string]float64{
+		{"A", "X"}: 80, {"A", "Y"}: 100,
+		{"B", "X"}: 0, {"B", "Y"}: 80,
+	})
+	p := Problem{Supplies: amounts("A", 0.5, "B", 0.5), Demands: amounts("X", 0.5, "Y", 0.5), Delay: d}
+
+	noFilter := DefaultConfig()
+	noFilter.DisableFilter = true
+	plain, err := Solve(noFilter, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := criticalPath(plain, d); got != 100 {
+		t.Fatalf("without the filter the critical path is %v ms, want 100 (the example's premise)", got)
+	}
+	if math.Abs(plain.Cost-50) > 1e-9 {
+		t.Errorf("min-cost without filter = %v, want 0.5·100 + 0.5·0 = 50", plain.Cost)
+	}
+
+	sol, err := Solve(DefaultConfig(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := criticalPath(sol, d); got != 80 {
+		t.Errorf("critical path with the filter = %v ms, want 80", got)
+	}
+	if len(sol.RemovedLinks) != 1 || sol.RemovedLinks[0] != (traffic.Link{From: "A", To: "Y", DelayMs: 100}) {
+		t.Errorf("removed %v, want only A→Y", sol.RemovedLinks)
+	}
+	if len(sol.SlowLinks) != 3 {
+		t.Errorf("slow links %v, want the three ≥ 80 ms", sol.SlowLinks)
+	}
+	if got := sol.Sources[0].To; len(got) != 1 || got[0].Node != "X" || got[0].Value != 1 {
+		t.Errorf("A sends %v, want everything to X", got)
+	}
+}
+
+func TestFewSlowLinksRemovedTogether(t *testing.T) {
+	m := map[[2]string]float64{}
+	nodes := []string{"n1", "n2", "n3", "n4", "n5"}
+	for _, a := range nodes {
+		for _, b := range nodes {
+			if a != b {
+				m[[2]string{a, b}] = 1 + float64(len(a)+len(b))*0.01
+			}
+		}
+	}
+	m[[2]string{"n1", "n5"}] = 30
+	m[[2]string{"n2", "n5"}] = 31
+	var sup, dem []traffic.Amount
+	for _, n := range nodes {
+		sup = append(sup, traffic.Amount{Node: n, Value: 0.2})
+		dem = append(dem, traffic.Amount{Node: n, Value: 0.2})
+	}
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: delays(m)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sol.RemovedLinks) != 2 {
+		t.Errorf("removed %v, want the two 30 ms links", sol.RemovedLinks)
+	}
+	if sol.Cost > 1e-9 {
+		t.Errorf("cost %v: equal supplies and demands on every node should stay local (0)", sol.Cost)
+	}
+}
+
+func TestMissingDelaysCostTheWorstMeasured(t *testing.T) {
+	d := delays(map[[2]string]float64{{"A", "X"}: 5})
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", 0.5, "Y", 0.5), Delay: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(sol.Cost-5) > 1e-9 {
+		t.Errorf("cost %v, want 0.5·5 + 0.5·5 (unmeasured A→Y costs the worst measured, 5)", sol.Cost)
+	}
+	if len(sol.Notes) == 0 {
+		t.Error("no note about the estimated link")
+	}
+}
+
+func TestSolveRejectsBadAmounts(t *testing.T) {
+	d := delays(nil)
+	cases := []struct {
+		name string
+		p    Problem
+	}{
+		{"empty supplies", Problem{Demands: amounts("X", 1.0), Delay: d}},
+		{"NaN demand", Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", math.NaN()), Delay: d}},
+		{"not summing to 1", Problem{Supplies: amounts("A", 0.5), Demands: amounts("X", 1.0), Delay: d}},
+	}
+	for _, tc := range cases {
+		if _, err := Solve(DefaultConfig(), tc.p); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+// Properties on random instances: every supply sent, every demand met,
+// fractions of each source sum to 1, nothing negative, and the filter never
+// raises the critical path.
+func TestSolveProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 2))
+	for trial := range 300 {
+		nu, nv := 1+rng.IntN(6), 1+rng.IntN(6)
+		nodes := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+		m := map[[2]string]float64{}
+		for _, x := range nodes {
+			for _, y := range nodes {
+				if x != y && rng.Float64() < 0.9 {
+					m[[2]string{x, y}] = math.Round(rng.ExpFloat64()*2000) / 100
+				}
+			}
+		}
+		sup := randomAmounts(rng, nodes, nu)
+		dem := randomAmounts(rng, nodes, nv)
+		p := Problem{Supplies: sup, Demands: dem, Delay: delays(m)}
+		sol, err := Solve(DefaultConfig(), p)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		received := map[string]float64{}
+		for _, s := range sol.Sources {
+			sum := 0.0
+			for _, to := range s.To {
+				if to.Value < 0 {
+					t.Fatalf("trial %d: negative fraction %v", trial, to)
+				}
+				sum += to.Value
+				received[to.Node] += s.Supply * to.Value
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				t.Fatalf("trial %d: source %s fractions sum to %v", trial, s.Node, sum)
+			}
+		}
+		for _, d := range dem {
+			if math.Abs(received[d.Node]-d.Value) > 1e-9 {
+				t.Fatalf("trial %d: group %s receives %v, wants %v", trial, d.Node, received[d.Node], d.Value)
+			}
+		}
+		again, _ := Solve(DefaultConfig(), p)
+		if again.Cost != sol.Cost || len(again.RemovedLinks) != len(sol.RemovedLinks) {
+			t.Fatalf("trial %d: not deterministic", trial)
+		}
+	}
+}
+
+func randomAmounts(rng *rand.Rand, nodes []string, n int) []traffic.Amount {
+	perm := rng.Perm(len(nodes))[:n]
+	var as []traffic.Amount
+	sum := 0.0
+	for _, i := range perm {
+		v := 0.05 + rng.Float64()
+		as = append(as, traffic.Amount{Node: nodes[i], Value: v})
+		sum += v
+	}
+	for i := range as {
+		as[i].Value /= sum
+	}
+	return as
+}

@@ -1,0 +1,174 @@
+package traffic
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Snapshot is everything an allocator sees about the cluster at one moment.
+type Snapshot struct {
+	// At is when the measurements were taken; health hysteresis runs on it.
+	At time.Time
+	// Nodes of the cluster.
+	Nodes []Node
+	// Components are the microservices.
+	Components []Component
+	// Calls are the call-graph edges, upstream → downstream.
+	Calls []Call
+	// Replicas are the pods of the components.
+	Replicas []Replica
+	// Delays are measured one-way node-to-node delays; pairs may be missing.
+	Delays []Delay
+}
+
+// Node is a cluster node.
+type Node struct {
+	Name string
+	// Ready is false for a NotReady node: its replicas get no traffic.
+	Ready bool
+	// Locality is the node's Istio locality, region/zone/subzone.
+	Locality string
+}
+
+// Component is one microservice (a Deployment behind a Service).
+type Component struct {
+	Name string
+}
+
+// Call is an edge of the call graph.
+type Call struct {
+	// From calls To.
+	From, To string
+	// Rate is the measured request rate of this edge (requests per second),
+	// NaN when unknown; it weighs the upstream components of a downstream one.
+	Rate float64
+}
+
+// Replica is one pod.
+type Replica struct {
+	Name, Component, Node string
+	// Ready is the pod's readiness.
+	Ready bool
+	// CPU is the mean CPU usage over the last interval, in cores; NaN if unknown.
+	CPU float64
+	// CPULimit is the pod's CPU limit in cores; 0 if unknown (counts as 1).
+	CPULimit float64
+	// Requests is the number of requests served in the last interval; NaN if unknown.
+	Requests float64
+	// LatencyP95 is the 95th percentile latency in milliseconds; NaN if unknown.
+	LatencyP95 float64
+	// ErrorRate is the fraction of failed requests; NaN if unknown.
+	ErrorRate float64
+}
+
+// Limit returns the CPU limit, 1 core when unknown.
+func (r Replica) Limit() float64 {
+	if r.CPULimit > 0 {
+		return r.CPULimit
+	}
+	return 1
+}
+
+// Delay is a measured one-way delay from one node to another.
+type Delay struct {
+	From, To string
+	// Ms is the delay in milliseconds.
+	Ms float64
+}
+
+// FieldError is bad input: it names the field and the value.
+type FieldError struct {
+	Field  string
+	Value  any
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Reason)
+}
+
+// missingOrNonNegative accepts NaN (unknown) and finite values ≥ 0.
+func missingOrNonNegative(v float64) bool {
+	return math.IsNaN(v) || (v >= 0 && !math.IsInf(v, 0))
+}
+
+// Validate checks names and references and that every measurement is NaN
+// or a finite non-negative number. It returns the first problem as a
+// *FieldError.
+func (s Snapshot) Validate() error {
+	nodes := make(map[string]bool, len(s.Nodes))
+	for i, n := range s.Nodes {
+		if n.Name == "" {
+			return &FieldError{fmt.Sprintf("nodes[%d].name", i), `""`, "must not be empty"}
+		}
+		if nodes[n.Name] {
+			return &FieldError{fmt.Sprintf("nodes[%d].name", i), n.Name, "duplicate node"}
+		}
+		nodes[n.Name] = true
+	}
+	comps := make(map[string]bool, len(s.Components))
+	for i, c := range s.Components {
+		if c.Name == "" {
+			return &FieldError{fmt.Sprintf("components[%d].name", i), `""`, "must not be empty"}
+		}
+		if comps[c.Name] {
+			return &FieldError{fmt.Sprintf("components[%d].name", i), c.Name, "duplicate component"}
+		}
+		comps[c.Name] = true
+	}
+	for i, c := range s.Calls {
+		if !comps[c.From] {
+			return &FieldError{fmt.Sprintf("calls[%d].from", i), c.From, "unknown component"}
+		}
+		if !comps[c.To] {
+			return &FieldError{fmt.Sprintf("calls[%d].to", i), c.To, "unknown component"}
+		}
+		if c.From == c.To {
+			return &FieldError{fmt.Sprintf("calls[%d].to", i), c.To, "a component cannot call itself"}
+		}
+		if !missingOrNonNegative(c.Rate) {
+			return &FieldError{fmt.Sprintf("calls[%d].rate", i), c.Rate, "must be ≥ 0 or NaN (unknown)"}
+		}
+	}
+	names := make(map[string]bool, len(s.Replicas))
+	for i, r := range s.Replicas {
+		f := func(name string) string { return fmt.Sprintf("replicas[%d].%s", i, name) }
+		switch {
+		case r.Name == "":
+			return &FieldError{f("name"), `""`, "must not be empty"}
+		case names[r.Name]:
+			return &FieldError{f("name"), r.Name, "duplicate replica"}
+		case !comps[r.Component]:
+			return &FieldError{f("component"), r.Component, "unknown component"}
+		case !nodes[r.Node]:
+			return &FieldError{f("node"), r.Node, "unknown node"}
+		}
+		names[r.Name] = true
+		for _, m := range []struct {
+			name string
+			v    float64
+		}{{"cpu", r.CPU}, {"requests", r.Requests}, {"latencyP95", r.LatencyP95}, {"errorRate", r.ErrorRate}} {
+			if !missingOrNonNegative(m.v) {
+				return &FieldError{f(m.name), m.v, "must be ≥ 0 or NaN (unknown)"}
+			}
+		}
+		if math.IsNaN(r.CPULimit) || math.IsInf(r.CPULimit, 0) || r.CPULimit < 0 {
+			return &FieldError{f("cpuLimit"), r.CPULimit, "must be ≥ 0 (0 = unknown)"}
+		}
+		if r.ErrorRate > 1 {
+			return &FieldError{f("errorRate"), r.ErrorRate, "must be a fraction in [0, 1]"}
+		}
+	}
+	for i, d := range s.Delays {
+		switch {
+		case !nodes[d.From]:
+			return &FieldError{fmt.Sprintf("delays[%d].from", i), d.From, "unknown node"}
+		case !nodes[d.To]:
+			return &FieldError{fmt.Sprintf("delays[%d].to", i), d.To, "unknown node"}
+		case math.IsNaN(d.Ms) || math.IsInf(d.Ms, 0) || d.Ms < 0:
+			return &FieldError{fmt.Sprintf("delays[%d].ms", i), d.Ms, "must be a finite number ≥ 0"}
+		}
+	}
+	return nil
+}
