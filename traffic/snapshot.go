@@ -54,7 +54,8 @@ type Replica struct {
 	CPU float64
 	// CPULimit is the pod's CPU limit in cores; 0 if unknown (counts as 1).
 	CPULimit float64
-	// Requests is the number of requests served in the last interval; NaN if unknown.
+	// Requests is the request rate served over the last interval (requests
+	// per second); NaN if unknown. CPU / Requests is CPU seconds per request.
 	Requests float64
 	// LatencyP95 is the 95th percentile latency in milliseconds; NaN if unknown.
 	LatencyP95 float64

@@ -1,0 +1,171 @@
+package allocate
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/atpm"
+	"github.com/artt-dev/artt/traffic/forecast"
+	"github.com/artt-dev/artt/traffic/health"
+	"github.com/artt-dev/artt/traffic/ntam"
+)
+
+// Options configure the policies; zero fields take the defaults.
+type Options struct {
+	NTAM     ntam.Config
+	ATPM     atpm.Config
+	Forecast forecast.Config
+	Health   health.Config
+	// Parallelism bounds the goroutines computing components (default GOMAXPROCS).
+	Parallelism int
+}
+
+// DefaultOptions returns every package's defaults.
+func DefaultOptions() Options {
+	return Options{
+		NTAM: ntam.DefaultConfig(), ATPM: atpm.DefaultConfig(),
+		Forecast: forecast.DefaultConfig(), Health: health.DefaultConfig(),
+		Parallelism: runtime.GOMAXPROCS(0),
+	}
+}
+
+// Names lists the policies New knows.
+var Names = []string{"artt", "heart", "equal", "localization", "opttraffic", "lata"}
+
+// New returns the named policy.
+func New(name string, opts Options) (traffic.Policy, error) {
+	if opts.Parallelism < 1 {
+		opts.Parallelism = 1
+	}
+	switch name {
+	case "artt":
+		return NewARTT(opts), nil
+	case "heart":
+		return NewHEART(opts), nil
+	case "equal":
+		return stateless{name, opts, equalRoute}, nil
+	case "localization":
+		return stateless{name, opts, localizationRoute}, nil
+	case "opttraffic":
+		return stateless{name, opts, optTrafficRoute}, nil
+	case "lata":
+		return stateless{name, opts, lataRoute}, nil
+	}
+	return nil, &traffic.FieldError{Field: "policy", Value: name, Reason: fmt.Sprintf("unknown; choose one of %v", Names)}
+}
+
+// routeFunc computes the route of one downstream component. It returns
+// ok = false when the component has nothing to route (no serving upstream
+// or downstream replica).
+type routeFunc func(x *traffic.Index, component string) (traffic.Route, bool, error)
+
+// eachDownstream runs route for every downstream component on at most
+// parallelism goroutines and returns the routes sorted by component.
+func eachDownstream(x *traffic.Index, parallelism int, route routeFunc) ([]traffic.Route, error) {
+	downs := x.Downstreams()
+	routes := make([]traffic.Route, len(downs))
+	oks := make([]bool, len(downs))
+	errs := make([]error, len(downs))
+	sem := make(chan struct{}, max(parallelism, 1))
+	var wg sync.WaitGroup
+	for i, d := range downs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			routes[i], oks[i], errs[i] = route(x, d)
+		}()
+	}
+	wg.Wait()
+	var out []traffic.Route
+	for i := range downs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("component %s: %w", downs[i], errs[i])
+		}
+		if oks[i] {
+			out = append(out, routes[i])
+		}
+	}
+	return out, nil
+}
+
+// stateless wraps a policy that needs no memory between snapshots.
+type stateless struct {
+	name  string
+	opts  Options
+	route routeFunc
+}
+
+func (p stateless) Name() string { return p.name }
+
+func (p stateless) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
+	x, err := traffic.NewIndex(s)
+	if err != nil {
+		return traffic.Allocation{}, err
+	}
+	routes, err := eachDownstream(x, p.opts.Parallelism, p.route)
+	return traffic.Allocation{Policy: p.name, Routes: routes}, err
+}
+
+// replicaNames lists a group's replica names.
+func replicaNames(g traffic.Group) []string {
+	out := make([]string, len(g.Replicas))
+	for i, r := range g.Replicas {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// replicaCountShares is each group's share by replica count.
+func replicaCountShares(groups []traffic.Group) []float64 {
+	n := 0
+	for _, g := range groups {
+		n += len(g.Replicas)
+	}
+	out := make([]float64, len(groups))
+	for i, g := range groups {
+		out[i] = float64(len(g.Replicas)) / float64(n)
+	}
+	return out
+}
+
+// finish fills the route's group shares from what its sources send, and its
+// cost, once Sources are set.
+func finish(x *traffic.Index, r *traffic.Route, groups []traffic.Group) {
+	received := make(map[string]float64)
+	r.Cost = 0
+	for _, s := range r.Sources {
+		for _, t := range s.To {
+			received[t.Node] += s.Supply * t.Value
+			d, ok := x.Delay(s.Node, t.Node)
+			if ok {
+				r.Cost += s.Supply * t.Value * d
+			}
+		}
+	}
+	if r.Groups == nil {
+		for _, g := range groups {
+			r.Groups = append(r.Groups, traffic.GroupShare{Node: g.Node, Replicas: replicaNames(g), Share: received[g.Node]})
+		}
+	}
+	slices.SortFunc(r.Groups, func(a, b traffic.GroupShare) int {
+		switch {
+		case a.Node < b.Node:
+			return -1
+		case a.Node > b.Node:
+			return 1
+		}
+		return 0
+	})
+}
+
+// problem gathers what every policy needs for one downstream component.
+func problem(x *traffic.Index, component string) (groups []traffic.Group, supplies []traffic.Amount, ok bool) {
+	groups = x.Groups(component)
+	supplies = x.Supplies(component)
+	return groups, supplies, len(groups) > 0 && len(supplies) > 0
+}

@@ -1,0 +1,22 @@
+// Package allocate holds the traffic policies, all behind traffic.Policy so
+// the artt-traffic controller and artt-lab can run any of them:
+//
+//   - "artt": ARTT's forecasts and bounded shifts (package forecast) set the
+//     group shares, health states (package health) scale Degraded groups down
+//     and drop Unhealthy ones, and HEART's NTAM routes them.
+//   - "heart": HEART as published: ATPM's adaptive-EWMA load shares (package
+//     atpm), then NTAM (package ntam).
+//   - "equal": what Kubernetes does by default: every upstream node spreads
+//     its calls over every ready replica equally.
+//   - "localization": every upstream node sends everything to the nearest
+//     downstream node(s).
+//   - "opttraffic": local first, up to the local group's fair share; the rest
+//     spread over the groups with room left, in proportion to that room.
+//   - "lata": LATA's per-replica minimum-cost flow: every upstream replica
+//     sends all its traffic, every downstream replica receives an equal share,
+//     cost = traffic × delay.
+//
+// Each policy computes one route per downstream component; components are
+// independent and run on a bounded number of goroutines (Options.Parallelism),
+// and the result is the same whatever the scheduling.
+package allocate

@@ -1,0 +1,62 @@
+package allocate
+
+import (
+	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/atpm"
+	"github.com/artt-dev/artt/traffic/ntam"
+)
+
+// HEART is ATPM's load shares routed by NTAM.
+type HEART struct {
+	opts Options
+	atpm *atpm.Estimator
+}
+
+// NewHEART returns HEART with empty estimates.
+func NewHEART(opts Options) *HEART {
+	return &HEART{opts: opts, atpm: atpm.New(opts.ATPM)}
+}
+
+// Name is "heart".
+func (*HEART) Name() string { return "heart" }
+
+// Allocate runs one HEART cycle.
+func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
+	x, err := traffic.NewIndex(s)
+	if err != nil {
+		return traffic.Allocation{}, err
+	}
+	estimators := make(map[string]*atpm.ComponentEstimator)
+	for _, d := range x.Downstreams() {
+		estimators[d] = h.atpm.Component(d)
+	}
+	routes, err := eachDownstream(x, h.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
+		groups, supplies, ok := problem(x, component)
+		if !ok {
+			return traffic.Route{}, false, nil
+		}
+		shares := estimators[component].Estimate(groups)
+		r := traffic.Route{Component: component}
+		demands := make([]traffic.Amount, len(shares))
+		for i, sh := range shares {
+			demands[i] = traffic.Amount{Node: sh.Node, Value: sh.Share}
+			r.Groups = append(r.Groups, traffic.GroupShare{
+				Node: sh.Node, Replicas: sh.Replicas, Share: sh.Share, Load: sh.Load, Basis: sh.Basis,
+			})
+		}
+		return routeGroups(x, r, groups, supplies, demands, h.opts.NTAM)
+	})
+	return traffic.Allocation{Policy: "heart", Routes: routes}, err
+}
+
+// routeGroups runs NTAM for the demands and completes the route.
+func routeGroups(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies, demands []traffic.Amount, cfg ntam.Config) (traffic.Route, bool, error) {
+	sol, err := ntam.Solve(cfg, ntam.Problem{Supplies: supplies, Demands: traffic.Normalize(demands), Delay: x.Delay})
+	if err != nil {
+		return traffic.Route{}, false, err
+	}
+	r.Sources, r.SlowLinks, r.RemovedLinks = sol.Sources, sol.SlowLinks, sol.RemovedLinks
+	r.Notes = append(r.Notes, sol.Notes...)
+	finish(x, &r, groups)
+	return r, true, nil
+}

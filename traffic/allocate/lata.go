@@ -1,0 +1,104 @@
+package allocate
+
+import (
+	"fmt"
+
+	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/flow"
+)
+
+// lataRoute is LATA's per-replica minimum-cost flow: each upstream replica
+// supplies its node's part of the traffic split equally among the upstream
+// replicas there, each downstream replica demands an equal share, and every
+// replica pair is a link costing its nodes' delay (an unmeasured link costs
+// the worst measured delay). It has A×B links where HEART has nodes×nodes,
+// which is why it is kept: as a baseline, and to measure that difference.
+func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) {
+	groups, supplies, ok := problem(x, component)
+	if !ok {
+		return traffic.Route{}, false, nil
+	}
+	type rep struct {
+		node   string
+		amount float64
+	}
+	var ups []rep
+	for _, s := range supplies {
+		var here int
+		for _, u := range x.Upstreams(component) {
+			for _, g := range x.Groups(u) {
+				if g.Node == s.Node {
+					here += len(g.Replicas)
+				}
+			}
+		}
+		for range here {
+			ups = append(ups, rep{s.Node, s.Value / float64(here)})
+		}
+	}
+	var downs []rep
+	n := 0
+	for _, g := range groups {
+		n += len(g.Replicas)
+	}
+	for _, g := range groups {
+		for range g.Replicas {
+			downs = append(downs, rep{g.Node, 1 / float64(n)})
+		}
+	}
+
+	worst, known := 0.0, false
+	for _, s := range supplies {
+		for _, g := range groups {
+			if d, ok := x.Delay(s.Node, g.Node); ok && s.Node != g.Node {
+				worst, known = max(worst, d), true
+			}
+		}
+	}
+	if !known {
+		worst = 1
+	}
+	nu, nd := len(ups), len(downs)
+	g := flow.NewNetwork(nu + nd + 2)
+	src, sink := nu+nd, nu+nd+1
+	for i, u := range ups {
+		g.AddArc(src, i, u.amount, 0)
+	}
+	for j, d := range downs {
+		g.AddArc(nu+j, sink, d.amount, 0)
+	}
+	type arcAt struct{ id, u, d int }
+	arcs := make([]arcAt, 0, nu*nd)
+	for i, u := range ups {
+		for j, d := range downs {
+			c, ok := x.Delay(u.node, d.node)
+			if !ok {
+				c = worst
+			}
+			arcs = append(arcs, arcAt{g.AddArc(i, nu+j, flow.Inf, c), i, j})
+		}
+	}
+	if _, err := g.MinCostFlow(src, sink, 1); err != nil {
+		return traffic.Route{}, false, fmt.Errorf("LATA min-cost flow: %w", err)
+	}
+	byNode := make(map[string]map[string]float64)
+	for _, a := range arcs {
+		if f := g.Flow(a.id); f > 0 {
+			from := ups[a.u].node
+			if byNode[from] == nil {
+				byNode[from] = make(map[string]float64)
+			}
+			byNode[from][downs[a.d].node] += f
+		}
+	}
+	r := traffic.Route{Component: component}
+	for _, s := range supplies {
+		var to []traffic.Amount
+		for node, f := range byNode[s.Node] {
+			to = append(to, traffic.Amount{Node: node, Value: f})
+		}
+		r.Sources = append(r.Sources, traffic.Source{Node: s.Node, Supply: s.Value, To: traffic.Normalize(to)})
+	}
+	finish(x, &r, groups)
+	return r, true, nil
+}

@@ -1,0 +1,247 @@
+package forecast
+
+import (
+	"math"
+	"slices"
+
+	"github.com/artt-dev/artt/traffic"
+)
+
+// Config holds every knob of the estimator.
+type Config struct {
+	Noise            NoiseConfig
+	MaxStep          float64
+	UtilizationFloor float64
+	MinHistory       int
+	ForgetAfter      int
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		Noise:   NoiseConfig{LevelNoise: 1e-3, TrendNoise: 1e-4, InitialNoise: 1e-2, MinNoise: 1e-4, ResidualWeight: 0.2},
+		MaxStep: 0.5, UtilizationFloor: 0.01, MinHistory: 5, ForgetAfter: 10,
+	}
+}
+
+// Estimator holds every component's replica filters and shares.
+type Estimator struct {
+	cfg        Config
+	components map[string]*ComponentEstimator
+}
+
+// New returns an empty estimator.
+func New(cfg Config) *Estimator {
+	return &Estimator{cfg: cfg, components: make(map[string]*ComponentEstimator)}
+}
+
+// Component returns one component's estimator, creating it; call from one
+// goroutine, then run the component estimators in parallel.
+func (e *Estimator) Component(name string) *ComponentEstimator {
+	c, ok := e.components[name]
+	if !ok {
+		c = &ComponentEstimator{cfg: e.cfg, replicas: make(map[string]*replica)}
+		e.components[name] = c
+	}
+	return c
+}
+
+// ComponentEstimator estimates one component's shares.
+type ComponentEstimator struct {
+	cfg      Config
+	replicas map[string]*replica
+}
+
+type replica struct {
+	filter Filter
+	node   string
+	share  float64
+	missed int
+}
+
+// GroupEstimate is one group's share with its replicas' forecasts.
+type GroupEstimate struct {
+	Node      string
+	Share     float64
+	Basis     string
+	Forecasts []traffic.ReplicaForecast
+}
+
+// Basis values.
+const (
+	BasisForecast  = "forecast"
+	BasisWarmStart = "warm start"
+)
+
+// Estimate updates every replica's filter with this interval's CPU, warm
+// starts new replicas, and returns the groups' shares (in groups' order).
+func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
+	type entry struct {
+		r     traffic.Replica
+		group int
+		state *replica
+		warm  string
+	}
+	var all []entry
+	present := make(map[string]bool)
+	cost := nodeCosts(groups)
+	existing := c.referenceCandidates()
+	meanShare := c.meanShare()
+
+	for gi, g := range groups {
+		for _, r := range g.Replicas {
+			present[r.Name] = true
+			st, ok := c.replicas[r.Name]
+			warm := ""
+			if !ok {
+				st = &replica{node: r.Node, share: meanShare}
+				if ref := c.pickReference(existing, r.Node); ref != "" {
+					refState := c.replicas[ref]
+					k := 1.0
+					if a, b := cost[r.Node], cost[refState.node]; a > 0 && b > 0 {
+						k = a / b
+					}
+					st.filter = refState.filter.scaled(k)
+					warm = ref
+				}
+				c.replicas[r.Name] = st
+			}
+			st.node = r.Node
+			if !math.IsNaN(r.CPU) {
+				st.filter.Update(r.CPU/r.Limit(), c.cfg.Noise)
+			} else {
+				st.filter.Skip(c.cfg.Noise)
+			}
+			all = append(all, entry{r: r, group: gi, state: st, warm: warm})
+		}
+	}
+	for name, st := range c.replicas {
+		if present[name] {
+			st.missed = 0
+		} else if st.missed++; st.missed > c.cfg.ForgetAfter {
+			delete(c.replicas, name)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+
+	shares := make([]float64, len(all))
+	forecasts := make([]float64, len(all))
+	for i, e := range all {
+		shares[i] = e.state.share
+		if !(shares[i] > 0) {
+			shares[i] = 1
+		}
+		forecasts[i] = e.state.filter.Forecast()
+	}
+	shares = normalized(shares)
+	shares = boundedShift(shares, forecasts, c.cfg.MaxStep, c.cfg.UtilizationFloor)
+
+	out := make([]GroupEstimate, len(groups))
+	for gi, g := range groups {
+		out[gi] = GroupEstimate{Node: g.Node, Basis: BasisForecast}
+	}
+	for i, e := range all {
+		e.state.share = shares[i]
+		g := &out[e.group]
+		g.Share += shares[i]
+		alpha, beta := e.state.filter.Factors()
+		util := math.NaN()
+		if !math.IsNaN(e.r.CPU) {
+			util = e.r.CPU / e.r.Limit()
+		}
+		g.Forecasts = append(g.Forecasts, traffic.ReplicaForecast{
+			Replica: e.r.Name, Utilization: util, Forecast: forecasts[i],
+			Alpha: alpha, Beta: beta, Share: shares[i], WarmStartedFrom: e.warm,
+		})
+		if e.warm != "" {
+			g.Basis = BasisWarmStart
+		}
+	}
+	return out
+}
+
+// referenceCandidates lists the replicas known before this cycle, sorted by
+// name.
+func (c *ComponentEstimator) referenceCandidates() []string {
+	names := make([]string, 0, len(c.replicas))
+	for name := range c.replicas {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// pickReference chooses the warm-start reference for a new replica on node
+// among candidates: one with at least MinHistory observations, on the same
+// node if any, else the one with the longest history; ties go to the first
+// name. It returns "" when no candidate has enough history.
+func (c *ComponentEstimator) pickReference(candidates []string, node string) string {
+	best := ""
+	for _, name := range candidates {
+		st := c.replicas[name]
+		if st.filter.Observations() < c.cfg.MinHistory {
+			continue
+		}
+		if best == "" {
+			best = name
+			continue
+		}
+		b := c.replicas[best]
+		if same, bestSame := st.node == node, b.node == node; same != bestSame {
+			if same {
+				best = name
+			}
+			continue
+		}
+		if st.filter.Observations() > b.filter.Observations() {
+			best = name
+		}
+	}
+	return best
+}
+
+func (c *ComponentEstimator) meanShare() float64 {
+	sum, n := 0.0, 0
+	for _, st := range c.replicas {
+		if st.share > 0 && st.missed == 0 {
+			sum += st.share
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// nodeCosts is the per-request CPU cost per node for the component's
+// groups: Σ CPU / Σ requests over replicas that served requests.
+func nodeCosts(groups []traffic.Group) map[string]float64 {
+	out := make(map[string]float64, len(groups))
+	for _, g := range groups {
+		var cpu, req float64
+		for _, r := range g.Replicas {
+			if r.Requests > 0 && !math.IsNaN(r.CPU) {
+				cpu += r.CPU
+				req += r.Requests
+			}
+		}
+		if req > 0 && cpu > 0 {
+			out[g.Node] = cpu / req
+		}
+	}
+	return out
+}
+
+func normalized(xs []float64) []float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	for i := range xs {
+		xs[i] /= sum
+	}
+	return xs
+}

@@ -1,0 +1,182 @@
+// Package health tracks each replica group's health the way adaptive load
+// balancers do (see adaptive-lb in the design notes), so that ARTT can react
+// to a failing group at once instead of waiting for its 30 s cycle.
+//
+// States, from each observation of the group's p95 latency and error rate:
+//
+//   - Degraded as soon as p95 > DegradedLatencyFactor (2) × baseline or the
+//     error rate > DegradedErrorRate (5%).
+//   - Unhealthy when p95 > UnhealthyLatencyFactor (5) × baseline or the error
+//     rate > UnhealthyErrorRate (50%) has held continuously for UnhealthyAfter
+//     (5 s): consistent failure, not one bad sample.
+//   - Back to Healthy only after RecoverAfter (30 s) of continuously good
+//     observations. An Unhealthy group gets no traffic, so no evidence: after
+//     RecoverAfter it is moved to Degraded, where it receives probe traffic,
+//     and it goes back to Unhealthy if it still fails.
+//
+// The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
+// p95 while Healthy. The performance score follows the adaptive-lb quality
+// q = clamp(1 − max(0, p95/baseline − 1) − 10·errorRate, MinWeight, 1) with
+// exponential memory of half-life ScoreHalfLife (10 s). Weights: Healthy 1,
+// Degraded max(MinWeight, score), Unhealthy 0; MinWeight (0.1) keeps probe
+// traffic flowing to a struggling group. Missing measurements (NaN) are no
+// evidence either way: state and timers stay.
+package health
+
+import (
+	"math"
+	"time"
+)
+
+// State is a group's health.
+type State string
+
+// The states.
+const (
+	Healthy   State = "Healthy"
+	Degraded  State = "Degraded"
+	Unhealthy State = "Unhealthy"
+)
+
+// Config holds the thresholds and timers.
+type Config struct {
+	DegradedLatencyFactor  float64
+	DegradedErrorRate      float64
+	UnhealthyLatencyFactor float64
+	UnhealthyErrorRate     float64
+	UnhealthyAfter         time.Duration
+	RecoverAfter           time.Duration
+	MinWeight              float64
+	ScoreHalfLife          time.Duration
+	BaselineAlpha          float64
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		DegradedLatencyFactor: 2, DegradedErrorRate: 0.05,
+		UnhealthyLatencyFactor: 5, UnhealthyErrorRate: 0.5,
+		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
+		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
+	}
+}
+
+// Status is a group's health after an observation.
+type Status struct {
+	State State
+	// Weight multiplies the group's share: 1, the score, or 0.
+	Weight float64
+	// Score is the decaying performance score in [MinWeight, 1].
+	Score float64
+	// BaselineMs is the latency baseline (NaN until a p95 was seen).
+	BaselineMs float64
+}
+
+// Tracker keeps the health of many groups, keyed by the caller.
+type Tracker struct {
+	cfg    Config
+	groups map[string]*group
+}
+
+type group struct {
+	state                      State
+	entered                    time.Time
+	failingSince, healthySince time.Time
+	baseline, score            float64
+	last                       time.Time
+}
+
+// New returns an empty tracker.
+func New(cfg Config) *Tracker {
+	return &Tracker{cfg: cfg, groups: make(map[string]*group)}
+}
+
+// Observe folds one observation of a group into its health. p95Ms and
+// errorRate may be NaN (not measured).
+func (t *Tracker) Observe(key string, at time.Time, p95Ms, errorRate float64) Status {
+	g, ok := t.groups[key]
+	if !ok {
+		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at}
+		t.groups[key] = g
+	}
+	if math.IsNaN(g.baseline) && p95Ms > 0 {
+		g.baseline = p95Ms
+	}
+	ratio, latencyKnown := 1.0, false
+	if p95Ms >= 0 && g.baseline > 0 {
+		ratio, latencyKnown = p95Ms/g.baseline, true
+	}
+	errKnown := errorRate >= 0
+	if !errKnown {
+		errorRate = 0
+	}
+
+	if latencyKnown || errKnown {
+		q := math.Min(1, math.Max(t.cfg.MinWeight, 1-math.Max(0, ratio-1)-10*errorRate))
+		decay := math.Exp2(-at.Sub(g.last).Seconds() / t.cfg.ScoreHalfLife.Seconds())
+		g.score = q + (g.score-q)*decay
+		g.last = at
+
+		severe := ratio > t.cfg.UnhealthyLatencyFactor || errorRate > t.cfg.UnhealthyErrorRate
+		bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate
+		switch {
+		case severe:
+			g.healthySince = time.Time{}
+			if g.failingSince.IsZero() {
+				g.failingSince = at
+			}
+			if at.Sub(g.failingSince) >= t.cfg.UnhealthyAfter {
+				t.enter(g, Unhealthy, at)
+			} else if g.state == Healthy {
+				t.enter(g, Degraded, at)
+			}
+		case bad:
+			g.failingSince, g.healthySince = time.Time{}, time.Time{}
+			if g.state == Healthy {
+				t.enter(g, Degraded, at)
+			}
+		default:
+			g.failingSince = time.Time{}
+			if g.healthySince.IsZero() {
+				g.healthySince = at
+			}
+			if g.state == Unhealthy {
+				t.enter(g, Degraded, at)
+			} else if g.state == Degraded && at.Sub(g.healthySince) >= t.cfg.RecoverAfter {
+				t.enter(g, Healthy, at)
+			}
+			if g.state == Healthy && latencyKnown {
+				g.baseline += t.cfg.BaselineAlpha * (p95Ms - g.baseline)
+			}
+		}
+	} else if g.state == Unhealthy && at.Sub(g.entered) >= t.cfg.RecoverAfter {
+		t.enter(g, Degraded, at) // half-open: let probe traffic in
+	}
+	return t.status(g)
+}
+
+func (t *Tracker) enter(g *group, s State, at time.Time) {
+	if g.state != s {
+		g.state, g.entered = s, at
+	}
+}
+
+func (t *Tracker) status(g *group) Status {
+	st := Status{State: g.state, Score: g.score, BaselineMs: g.baseline}
+	switch g.state {
+	case Healthy:
+		st.Weight = 1
+	case Degraded:
+		st.Weight = math.Max(t.cfg.MinWeight, g.score)
+	}
+	return st
+}
+
+// Forget drops groups not observed since before.
+func (t *Tracker) Forget(before time.Time) {
+	for k, g := range t.groups {
+		if g.last.Before(before) && g.entered.Before(before) {
+			delete(t.groups, k)
+		}
+	}
+}
