@@ -17,7 +17,8 @@
 // The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
 // p95 while Healthy. The performance score follows the adaptive-lb quality
 // q = clamp(1 − max(0, p95/baseline − 1) − 10·errorRate, MinWeight, 1) with
-// exponential memory of half-life ScoreHalfLife (10 s). Weights: Healthy 1,
+// exponential memory of half-life ScoreHalfLife (10 s); entering Unhealthy
+// resets it to MinWeight. Weights: Healthy 1,
 // Degraded max(MinWeight, score), Unhealthy 0; MinWeight (0.1) keeps probe
 // traffic flowing to a struggling group. Missing measurements (NaN) are no
 // evidence either way: state and timers stay.
@@ -158,6 +159,11 @@ func (t *Tracker) Observe(key string, at time.Time, p95Ms, errorRate float64) St
 func (t *Tracker) enter(g *group, s State, at time.Time) {
 	if g.state != s {
 		g.state, g.entered = s, at
+		if s == Unhealthy {
+			// It failed consistently: when it comes back it earns its weight
+			// from the minimum.
+			g.score = t.cfg.MinWeight
+		}
 	}
 }
 

@@ -1,0 +1,132 @@
+package forecast
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/artt-dev/artt/traffic"
+)
+
+func TestFilterTracksLevelAndTrend(t *testing.T) {
+	cfg := DefaultConfig().Noise
+	var f Filter
+	for i := range 60 {
+		f.Update(0.2+0.01*float64(i), cfg)
+	}
+	// The next value of the line is 0.8.
+	if got := f.Forecast(); math.Abs(got-0.8) > 0.01 {
+		t.Errorf("forecast %v after a clean ramp, want ≈ 0.8", got)
+	}
+}
+
+func TestKalmanFactorsFollowNoise(t *testing.T) {
+	cfg := DefaultConfig().Noise
+	rng := rand.New(rand.NewPCG(1, 2))
+	var calm, noisy Filter
+	for range 100 {
+		calm.Update(0.5+0.001*rng.NormFloat64(), cfg)
+		noisy.Update(0.5+0.2*rng.NormFloat64(), cfg)
+	}
+	ac, _ := calm.Factors()
+	an, _ := noisy.Factors()
+	if !(ac > an) {
+		t.Errorf("α calm %v not above α noisy %v: noisy observations should be smoothed more", ac, an)
+	}
+	if ac <= 0 || ac >= 1 || an <= 0 || an >= 1 {
+		t.Errorf("factors %v, %v outside (0, 1)", ac, an)
+	}
+}
+
+func TestBoundedShift(t *testing.T) {
+	cases := []struct {
+		name      string
+		shares    []float64
+		forecasts []float64
+		check     func([]float64) bool
+		why       string
+	}{
+		{"small imbalance corrected in one step", []float64{0.5, 0.5}, []float64{0.55, 0.45},
+			// Utilisation after the step is ∝ f·w'/w; it should be (nearly) equal.
+			func(w []float64) bool { return math.Abs(0.55*w[0]/0.5-0.45*w[1]/0.5) < 0.02*0.5 },
+			"new shares ∝ w/f: utilisation equal afterwards"},
+		{"large imbalance bounded", []float64{0.5, 0.5}, []float64{1.0, 0.1},
+			func(w []float64) bool { return w[1]/w[0] <= 1.5*1.5+1e-9 && w[1] > w[0] },
+			"each share moves by at most ×1.5 (ratio ≤ 2.25)"},
+		{"unknown forecast keeps proportion", []float64{0.25, 0.75}, []float64{math.NaN(), math.NaN()},
+			func(w []float64) bool { return w[0] == 0.25 && w[1] == 0.75 }, "no forecast, no change"},
+	}
+	for _, tc := range cases {
+		got := boundedShift(tc.shares, tc.forecasts, 0.5, 0.01)
+		if sum := got[0] + got[1]; math.Abs(sum-1) > 1e-12 || !tc.check(got) {
+			t.Errorf("%s: %v (%s)", tc.name, got, tc.why)
+		}
+	}
+}
+
+func replicaAt(name, node string, cpu, rps float64) traffic.Replica {
+	return traffic.Replica{Name: name, Component: "c", Node: node, Ready: true, CPU: cpu, CPULimit: 1, Requests: rps}
+}
+
+// Two nodes, the slow one needing twice the CPU per request: over cycles the
+// shares move away from it until utilisation is even, each step bounded.
+func TestSharesMoveAwayFromSlowNode(t *testing.T) {
+	e := New(DefaultConfig()).Component("c")
+	shares := map[string]float64{"fast": 0.5, "slow": 0.5}
+	const rps = 100.0
+	var est []GroupEstimate
+	for range 12 {
+		groups := []traffic.Group{
+			{Component: "c", Node: "fast", Replicas: []traffic.Replica{replicaAt("f1", "fast", shares["fast"]*rps*0.005, shares["fast"]*rps)}},
+			{Component: "c", Node: "slow", Replicas: []traffic.Replica{replicaAt("s1", "slow", shares["slow"]*rps*0.010, shares["slow"]*rps)}},
+		}
+		prev := shares["slow"]
+		est = e.Estimate(groups)
+		shares["fast"], shares["slow"] = est[0].Share, est[1].Share
+		if shares["slow"] < prev/1.5-1e-9 {
+			t.Fatalf("slow share fell from %v to %v: more than the bounded step", prev, shares["slow"])
+		}
+	}
+	if math.Abs(shares["slow"]-1.0/3) > 0.02 {
+		t.Errorf("slow share %v, want ≈ 1/3 (equal utilisation)", shares["slow"])
+	}
+}
+
+func TestWarmStart(t *testing.T) {
+	e := New(DefaultConfig()).Component("c")
+	groups := func(extra ...traffic.Replica) []traffic.Group {
+		a := traffic.Group{Component: "c", Node: "n1", Replicas: []traffic.Replica{replicaAt("a", "n1", 0.4, 40)}}
+		b := traffic.Group{Component: "c", Node: "n2", Replicas: []traffic.Replica{replicaAt("b", "n2", 0.8, 40)}}
+		for _, r := range extra {
+			if r.Node == "n1" {
+				a.Replicas = append(a.Replicas, r)
+			} else {
+				b.Replicas = append(b.Replicas, r)
+			}
+		}
+		return []traffic.Group{a, b}
+	}
+	for range 6 {
+		e.Estimate(groups())
+	}
+	// A new replica on n2 with no CPU data yet.
+	est := e.Estimate(groups(replicaAt("new", "n2", math.NaN(), math.NaN())))
+	var fc traffic.ReplicaForecast
+	for _, f := range est[1].Forecasts {
+		if f.Replica == "new" {
+			fc = f
+		}
+	}
+	if fc.WarmStartedFrom != "b" {
+		t.Errorf("warm started from %q, want b (same node)", fc.WarmStartedFrom)
+	}
+	if !(fc.Share > 0) {
+		t.Errorf("new replica share %v, want a warm start, not zero", fc.Share)
+	}
+	if math.IsNaN(fc.Forecast) || fc.Forecast < 0.5 {
+		t.Errorf("new replica forecast %v, want b's (≈0.8)", fc.Forecast)
+	}
+	if est[1].Basis != BasisWarmStart {
+		t.Errorf("basis %q, want %q", est[1].Basis, BasisWarmStart)
+	}
+}

@@ -1,0 +1,84 @@
+package health
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestHysteresis(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	tr := New(DefaultConfig())
+	steps := []struct {
+		t        float64
+		p95, err float64
+		want     State
+		why      string
+	}{
+		{0, 100, 0, Healthy, "first observation sets the 100 ms baseline"},
+		{1, 110, 0, Healthy, "within 2× baseline"},
+		{2, 250, 0, Degraded, "p95 above 2× baseline: Degraded at once"},
+		{3, 600, 0.6, Degraded, "severe, but not yet for 5 s"},
+		{6, 600, 0.6, Degraded, "severe for 3 s"},
+		{8.5, 600, 0.6, Unhealthy, "severe for 5.5 s: Unhealthy"},
+		{9, math.NaN(), math.NaN(), Unhealthy, "no traffic, no evidence"},
+		{12, 100, 0, Degraded, "good evidence: Degraded, probe traffic"},
+		{30, 100, 0, Degraded, "good for 18 s: not yet"},
+		{42.5, 100, 0, Healthy, "good for 30.5 s: Healthy"},
+	}
+	for _, s := range steps {
+		got := tr.Observe("g", at(s.t), s.p95, s.err)
+		if got.State != s.want {
+			t.Fatalf("t=%vs: %s, want %s (%s)", s.t, got.State, s.want, s.why)
+		}
+		switch got.State {
+		case Healthy:
+			if got.Weight != 1 {
+				t.Errorf("t=%vs: Healthy weight %v", s.t, got.Weight)
+			}
+		case Unhealthy:
+			if got.Weight != 0 {
+				t.Errorf("t=%vs: Unhealthy weight %v", s.t, got.Weight)
+			}
+		case Degraded:
+			if got.Weight < 0.1 || got.Weight > 1 {
+				t.Errorf("t=%vs: Degraded weight %v outside [MinWeight, 1]", s.t, got.Weight)
+			}
+		}
+	}
+}
+
+func TestUnhealthyWithoutTrafficGoesHalfOpen(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	tr := New(DefaultConfig())
+	tr.Observe("g", t0, 100, 0)
+	tr.Observe("g", t0.Add(time.Second), 100, 0.9)
+	if s := tr.Observe("g", t0.Add(7*time.Second), 100, 0.9); s.State != Unhealthy {
+		t.Fatalf("state %s, want Unhealthy after 6 s of 90%% errors", s.State)
+	}
+	if s := tr.Observe("g", t0.Add(20*time.Second), math.NaN(), math.NaN()); s.State != Unhealthy {
+		t.Errorf("state %s 13 s later without data, want still Unhealthy", s.State)
+	}
+	if s := tr.Observe("g", t0.Add(38*time.Second), math.NaN(), math.NaN()); s.State != Degraded || s.Weight != 0.1 {
+		t.Errorf("state %s weight %v after 31 s without data, want Degraded at the minimum weight", s.State, s.Weight)
+	}
+}
+
+func TestScoreDecays(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	tr := New(DefaultConfig())
+	tr.Observe("g", t0, 100, 0)
+	a := tr.Observe("g", t0.Add(time.Second), 180, 0)
+	b := tr.Observe("g", t0.Add(20*time.Second), 180, 0)
+	// The quality at 180 ms is 1 − (180/baseline − 1); the score moves toward
+	// it with a 10 s half-life.
+	q := 1 - (180/a.BaselineMs - 1)
+	if !(a.Score > b.Score && b.Score > q) {
+		t.Errorf("scores %v then %v: want decaying toward %v", a.Score, b.Score, q)
+	}
+	want := q + (a.Score-q)*math.Exp2(-19.0/10)
+	if math.Abs(b.Score-want) > 1e-12 {
+		t.Errorf("score %v, want %v", b.Score, want)
+	}
+}
