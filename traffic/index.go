@@ -194,22 +194,26 @@ func (x *Index) ServedShares(component string) []Amount {
 }
 
 // normalize turns a node → value map into Amounts summing to 1, sorted by
-// node; nil when the total is not positive.
+// node; nil when the total is not positive. It sums in node order, so the
+// result does not depend on map iteration order, bit for bit.
 func normalize(m map[string]float64) []Amount {
+	out := make([]Amount, 0, len(m))
+	for n, v := range m {
+		if v > 0 {
+			out = append(out, Amount{n, v})
+		}
+	}
+	slices.SortFunc(out, func(a, b Amount) int { return cmpString(a.Node, b.Node) })
 	total := 0.0
-	for _, v := range m {
-		total += v
+	for _, a := range out {
+		total += a.Value
 	}
 	if !(total > 0) || math.IsInf(total, 0) {
 		return nil
 	}
-	out := make([]Amount, 0, len(m))
-	for n, v := range m {
-		if v > 0 {
-			out = append(out, Amount{n, v / total})
-		}
+	for i := range out {
+		out[i].Value /= total
 	}
-	slices.SortFunc(out, func(a, b Amount) int { return cmpString(a.Node, b.Node) })
 	return out
 }
 

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"container/heap"
 	"errors"
 	"math"
 )
@@ -27,57 +26,33 @@ func (g *Network) MinCostFlow(s, t int, amount float64) (float64, error) {
 		}
 	}
 	n := len(g.adj)
-	potential := make([]float64, n)
-	dist := make([]float64, n)
-	prevArc := make([]int, n)
-	done := make([]bool, n)
-	pq := &distQueue{}
+	sp := &shortestPaths{
+		potential: make([]float64, n),
+		dist:      make([]float64, n),
+		prevArc:   make([]int, n),
+		done:      make([]bool, n),
+		// Dense graphs (the bipartite link sets here are nearly complete)
+		// are faster with an O(V²) scan than with a heap.
+		dense: len(g.arcs) >= n*n/4,
+	}
 	remaining := amount
 	total := 0.0
 	for remaining > Epsilon*max(1, amount) {
-		for i := range dist {
-			dist[i] = math.Inf(1)
-			prevArc[i] = -1
-			done[i] = false
-		}
-		dist[s] = 0
-		*pq = (*pq)[:0]
-		heap.Push(pq, distItem{s, 0})
-		for pq.Len() > 0 {
-			it := heap.Pop(pq).(distItem)
-			u := it.node
-			if done[u] {
-				continue
-			}
-			done[u] = true
-			for _, id := range g.adj[u] {
-				a := &g.arcs[id]
-				if a.capacity <= Epsilon {
-					continue
-				}
-				// Reduced costs are ≥ 0 up to rounding; clamp the rounding.
-				rc := max(a.cost+potential[u]-potential[a.to], 0)
-				if nd := dist[u] + rc; nd < dist[a.to] {
-					dist[a.to] = nd
-					prevArc[a.to] = id
-					heap.Push(pq, distItem{a.to, nd})
-				}
-			}
-		}
-		if math.IsInf(dist[t], 1) {
+		sp.run(g, s, t)
+		if math.IsInf(sp.dist[t], 1) {
 			return total, ErrInfeasible
 		}
-		for v := range potential {
-			if !math.IsInf(dist[v], 1) {
-				potential[v] += dist[v]
-			}
+		// The search stopped once t was settled; capping every distance at
+		// dist(t) keeps all reduced costs non-negative.
+		for v := range sp.potential {
+			sp.potential[v] += min(sp.dist[v], sp.dist[t])
 		}
 		push := remaining
-		for v := t; v != s; v = g.arcs[prevArc[v]^1].to {
-			push = min(push, g.arcs[prevArc[v]].capacity)
+		for v := t; v != s; v = g.arcs[sp.prevArc[v]^1].to {
+			push = min(push, g.arcs[sp.prevArc[v]].capacity)
 		}
-		for v := t; v != s; v = g.arcs[prevArc[v]^1].to {
-			id := prevArc[v]
+		for v := t; v != s; v = g.arcs[sp.prevArc[v]^1].to {
+			id := sp.prevArc[v]
 			g.arcs[id].capacity -= push
 			g.arcs[id^1].capacity += push
 			total += push * g.arcs[id].cost
@@ -87,27 +62,124 @@ func (g *Network) MinCostFlow(s, t int, amount float64) (float64, error) {
 	return total, nil
 }
 
+// shortestPaths is Dijkstra's algorithm over reduced costs
+// cost(u,v) + π(u) − π(v), which the potentials keep non-negative.
+type shortestPaths struct {
+	potential, dist []float64
+	prevArc         []int
+	done            []bool
+	dense           bool
+	heap            distQueue
+}
+
+// run computes distances from s until t is settled (or everything
+// reachable is).
+func (sp *shortestPaths) run(g *Network, s, t int) {
+	for i := range sp.dist {
+		sp.dist[i] = math.Inf(1)
+		sp.prevArc[i] = -1
+		sp.done[i] = false
+	}
+	sp.dist[s] = 0
+	relax := func(u int) {
+		sp.done[u] = true
+		for _, id := range g.adj[u] {
+			a := &g.arcs[id]
+			if a.capacity <= Epsilon || sp.done[a.to] {
+				continue
+			}
+			// Reduced costs are ≥ 0 up to rounding; clamp the rounding.
+			rc := max(a.cost+sp.potential[u]-sp.potential[a.to], 0)
+			if nd := sp.dist[u] + rc; nd < sp.dist[a.to] {
+				sp.dist[a.to] = nd
+				sp.prevArc[a.to] = id
+				if !sp.dense {
+					sp.heap.push(distItem{a.to, nd})
+				}
+			}
+		}
+	}
+	if sp.dense {
+		for {
+			u, best := -1, math.Inf(1)
+			for v, d := range sp.dist {
+				if !sp.done[v] && d < best {
+					u, best = v, d
+				}
+			}
+			if u < 0 {
+				return
+			}
+			if u == t {
+				sp.done[u] = true
+				return
+			}
+			relax(u)
+		}
+	}
+	sp.heap = sp.heap[:0]
+	sp.heap.push(distItem{s, 0})
+	for len(sp.heap) > 0 {
+		it := sp.heap.pop()
+		if it.node == t {
+			return
+		}
+		if !sp.done[it.node] {
+			relax(it.node)
+		}
+	}
+}
+
 type distItem struct {
 	node int
 	dist float64
 }
 
-// distQueue is a binary min-heap on distance; ties broken by node number so
-// the search order, and so the result, is deterministic.
+// distQueue is a binary min-heap on distance, typed so pushes do not
+// allocate; ties are broken by node number so the search order, and so the
+// result, is deterministic.
 type distQueue []distItem
 
-func (q distQueue) Len() int { return len(q) }
-func (q distQueue) Less(i, j int) bool {
+func (q distQueue) less(i, j int) bool {
 	if q[i].dist != q[j].dist {
 		return q[i].dist < q[j].dist
 	}
 	return q[i].node < q[j].node
 }
-func (q distQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *distQueue) Push(x any)   { *q = append(*q, x.(distItem)) }
-func (q *distQueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+
+func (q *distQueue) push(it distItem) {
+	*q = append(*q, it)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *distQueue) pop() distItem {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }

@@ -202,10 +202,12 @@ func (c *ComponentEstimator) pickReference(candidates []string, node string) str
 	return best
 }
 
+// meanShare is the mean share of the replicas seen last cycle, summed in
+// name order so the result is the same bit for bit.
 func (c *ComponentEstimator) meanShare() float64 {
 	sum, n := 0.0, 0
-	for _, st := range c.replicas {
-		if st.share > 0 && st.missed == 0 {
+	for _, name := range c.referenceCandidates() {
+		if st := c.replicas[name]; st.share > 0 && st.missed == 0 {
 			sum += st.share
 			n++
 		}

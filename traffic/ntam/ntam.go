@@ -168,14 +168,17 @@ func filterSlow(cfg Config, p Problem, links []link, sol *Solution) []link {
 		return out
 	}
 
+	// Removing links can only lower the maximum flow, so when removing every
+	// slow link leaves the traffic deliverable, both of HEART's rules (all
+	// together when few, one at a time otherwise) remove them all.
 	removed := 0
-	if float64(len(slow)) <= cfg.FewSlowFraction*float64(len(interDelays)) && feasible(p, without(len(slow))) {
+	if feasible(p, without(len(slow))) {
 		removed = len(slow)
 	} else {
 		// One at a time from the slowest, stopping before the first removal
-		// that would leave some share undeliverable. Removing more links can
-		// only lower the maximum flow, so the largest feasible prefix is
-		// found by binary search: the same answer, in O(log n) checks.
+		// that would leave some share undeliverable. The largest feasible
+		// prefix is found by binary search: the same answer, in O(log n)
+		// checks. (Few slow links that cannot go together end up here too.)
 		lo, hi := 0, len(slow) // prefix lo is feasible
 		for lo < hi {
 			mid := (lo + hi + 1) / 2

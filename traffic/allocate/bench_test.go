@@ -1,0 +1,30 @@
+package allocate
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkCycle times one full allocation cycle (every component) as the
+// cluster grows, HEART's node grouping beside LATA's per-replica
+// formulation and ARTT. Replicas, nodes and components grow together:
+// 100/5/5, 400/20/5, 1,000/50/10 and 10,000/500/100.
+func BenchmarkCycle(b *testing.B) {
+	sizes := []struct{ replicas, nodes, components int }{
+		{100, 5, 5}, {400, 20, 5}, {1000, 50, 10}, {10000, 500, 100},
+	}
+	for _, size := range sizes {
+		s := chainCluster(1, size.nodes, size.components, size.replicas/size.components)
+		for _, name := range []string{"heart", "artt", "lata"} {
+			b.Run(fmt.Sprintf("replicas=%d/nodes=%d/policy=%s", size.replicas, size.nodes, name), func(b *testing.B) {
+				p := mustPolicy(b, name, DefaultOptions())
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := p.Allocate(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
