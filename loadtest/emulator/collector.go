@@ -1,0 +1,234 @@
+package emulator
+
+import (
+	"math"
+	"slices"
+)
+
+// Result is one run's outcome. Latencies are of successful external
+// requests that started after the warm-up; failures are timeouts (slower
+// than the client timeout, or unanswered at the end) and errors (no
+// endpoint, or a pod that crashed while holding the request).
+type Result struct {
+	Scenario, Run string
+	Seed          uint64
+
+	Requests, Succeeded, Timeouts, Errors int64
+	SuccessRate                           float64
+	MeanMs, P50Ms, P90Ms, P99Ms, P999Ms   float64
+	// LatenciesMs are the successful latencies, sorted (for the CDF).
+	LatenciesMs []float64
+
+	Pods []PodResult
+	// Utilisation over pods that lived at least one sample interval in the
+	// measured period: mean, max, min and max − min of their mean CPU
+	// utilisation (CPU ÷ limit).
+	UtilMean, UtilMax, UtilMin, UtilGap float64
+	ReplicaSeconds                      float64
+	ScalingEvents                       int
+	Allocations                         int
+
+	Series []Point
+	Notes  []string
+
+	// Events and Hops count the simulation's work, for throughput figures.
+	Events, Hops int64
+}
+
+// PodResult is one pod's measured life.
+type PodResult struct {
+	Name, Component, Node string
+	Seconds               float64
+	Utilization           float64
+}
+
+// Point is one sample interval.
+type Point struct {
+	T        float64
+	Rate     float64 // external requests started per second
+	P99Ms    float64 // of successful requests answered in the interval (NaN if none)
+	Timeouts int64
+	Replicas map[string]int
+	// Threshold is each autoscaled component's last threshold (percent).
+	Threshold map[string]float64
+	// Utilization is each ready pod's CPU utilisation in the interval.
+	Utilization map[string]float64
+}
+
+type collector struct {
+	e          *Emulator
+	lastSample map[int]podSample
+	res        Result
+
+	windowLat      []float64
+	windowStarted  int64
+	windowTimeouts int64
+	unfinished     int64
+	thresholds     map[string]float64
+	allocations    int
+	cpuAtWarmup    map[int]float64
+	warmed         bool
+}
+
+func newCollector(e *Emulator) *collector {
+	return &collector{
+		e:           e,
+		lastSample:  make(map[int]podSample),
+		thresholds:  make(map[string]float64),
+		cpuAtWarmup: make(map[int]float64),
+		res:         Result{Scenario: e.sc.Name, Run: e.run.Label(), Seed: e.sc.Seed},
+	}
+}
+
+func (c *collector) note(s string) {
+	if len(c.res.Notes) < 200 {
+		c.res.Notes = append(c.res.Notes, s)
+	}
+}
+
+func (c *collector) started(r *rootRequest) {
+	c.windowStarted++
+	if r.measured {
+		c.res.Requests++
+		c.unfinished++
+	}
+}
+
+func (c *collector) finished(r *rootRequest, at float64, failed bool) {
+	lat := at - r.start
+	timedOut := !failed && lat > c.e.timeout
+	if timedOut {
+		c.windowTimeouts++
+	} else if !failed {
+		c.windowLat = append(c.windowLat, lat*1000)
+	}
+	if !r.measured {
+		return
+	}
+	c.unfinished--
+	switch {
+	case failed:
+		c.res.Errors++
+	case timedOut:
+		c.res.Timeouts++
+	default:
+		c.res.Succeeded++
+		c.res.LatenciesMs = append(c.res.LatenciesMs, lat*1000)
+	}
+}
+
+func (c *collector) podCreated(p *replica) {
+	if c.warmed {
+		c.cpuAtWarmup[p.id] = 0
+	}
+}
+
+func (c *collector) podGone(p *replica) { p.died = c.e.now }
+
+func (c *collector) scaled(*component, int, int) { c.res.ScalingEvents++ }
+
+func (c *collector) threshold(comp *component, v float64) { c.thresholds[comp.spec.Name] = v }
+
+// sampled closes a sample interval's series point.
+func (c *collector) sampled() {
+	e := c.e
+	if !c.warmed && e.now >= e.warmup {
+		c.warmed = true
+		for _, p := range e.pods {
+			c.cpuAtWarmup[p.id] = p.cpuSeconds
+		}
+	}
+	pt := Point{
+		T:           e.now,
+		Rate:        float64(c.windowStarted) / e.sc.Control.SampleInterval.Seconds(),
+		P99Ms:       math.NaN(),
+		Timeouts:    c.windowTimeouts,
+		Replicas:    make(map[string]int, len(e.comps)),
+		Threshold:   make(map[string]float64, len(c.thresholds)),
+		Utilization: make(map[string]float64),
+	}
+	if len(c.windowLat) > 0 {
+		slices.Sort(c.windowLat)
+		pt.P99Ms = quantile(c.windowLat, 0.99)
+	}
+	for _, comp := range e.comps {
+		pt.Replicas[comp.spec.Name] = len(comp.ready)
+		for _, p := range comp.ready {
+			pt.Utilization[p.name] = c.lastSample[p.id].cpu / comp.spec.CPULimit
+		}
+	}
+	for k, v := range c.thresholds {
+		pt.Threshold[k] = v
+	}
+	c.res.Series = append(c.res.Series, pt)
+	c.windowLat, c.windowStarted, c.windowTimeouts = c.windowLat[:0], 0, 0
+}
+
+// quantile of sorted xs by the nearest-rank method.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// finish computes the summary once the run is over.
+func (c *collector) finish() *Result {
+	e := c.e
+	r := &c.res
+	r.Timeouts += c.unfinished
+	r.Allocations = c.allocations
+	r.Events, r.Hops = e.eventsRun, e.hops
+	slices.Sort(r.LatenciesMs)
+	if n := len(r.LatenciesMs); n > 0 {
+		sum := 0.0
+		for _, v := range r.LatenciesMs {
+			sum += v
+		}
+		r.MeanMs = sum / float64(n)
+		r.P50Ms = quantile(r.LatenciesMs, 0.5)
+		r.P90Ms = quantile(r.LatenciesMs, 0.9)
+		r.P99Ms = quantile(r.LatenciesMs, 0.99)
+		r.P999Ms = quantile(r.LatenciesMs, 0.999)
+	} else {
+		r.MeanMs, r.P50Ms, r.P90Ms, r.P99Ms, r.P999Ms = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	}
+	if r.Requests > 0 {
+		r.SuccessRate = float64(r.Succeeded) / float64(r.Requests)
+	}
+	end := e.duration
+	for _, n := range e.nodes {
+		e.advanceNode(n)
+	}
+	r.UtilMin, r.UtilMax = math.Inf(1), math.Inf(-1)
+	var utilSum float64
+	var counted int
+	for _, p := range e.pods {
+		from := math.Max(p.born, e.warmup)
+		to := end
+		if p.died > 0 && p.died < end {
+			to = p.died
+		}
+		life := to - from
+		if life <= 0 {
+			continue
+		}
+		r.ReplicaSeconds += life
+		util := (p.cpuSeconds - c.cpuAtWarmup[p.id]) / (p.comp.spec.CPULimit * life)
+		r.Pods = append(r.Pods, PodResult{Name: p.name, Component: p.comp.spec.Name, Node: p.node.name, Seconds: life, Utilization: util})
+		if life >= e.sc.Control.SampleInterval.Seconds() {
+			utilSum += util
+			counted++
+			r.UtilMin = math.Min(r.UtilMin, util)
+			r.UtilMax = math.Max(r.UtilMax, util)
+		}
+	}
+	if counted > 0 {
+		r.UtilMean = utilSum / float64(counted)
+		r.UtilGap = r.UtilMax - r.UtilMin
+	} else {
+		r.UtilMin, r.UtilMax = math.NaN(), math.NaN()
+	}
+	return r
+}

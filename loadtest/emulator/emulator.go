@@ -1,0 +1,419 @@
+// Package emulator is artt-lab's discrete-event model of a heterogeneous
+// Kubernetes cluster running a microservice call graph. It drives the same
+// code a cluster runs: routing tables come from the traffic policies in
+// package traffic/allocate (what artt-traffic runs), and autoscaling asks
+// scaler.ParseMetadata and scaler.Evaluate (what artt-scaler's gRPC handlers
+// call) before applying the Kubernetes HPA algorithm.
+//
+// The model, in brief (docs/lab.md has the details and their sources):
+//
+//   - Nodes have cores and a speed; a request's CPU demand (drawn around its
+//     component's cost) is divided by the speed of the node serving it.
+//   - A pod serves its in-service requests by processor sharing within its
+//     CPU limit (each request at most one core); with Workers > 0 it admits
+//     that many at once and queues the rest first come first served. When
+//     the pods of a node want more cores than the node has, all of them slow
+//     down in proportion.
+//   - A request does its CPU work, then calls its downstream components one
+//     after another, synchronously; each hop costs the one-way node-to-node
+//     delay plus jitter, each way.
+//   - Clients send open-loop Poisson arrivals at the workload's rate and give
+//     up after the timeout; servers still spend the CPU.
+//   - Every sample interval the emulator records what Prometheus would
+//     scrape; the traffic controller runs every cycle (ARTT also at once on
+//     pod changes and failures); KEDA polls and the HPA syncs on their own
+//     periods; new pods start after a delay on the least-allocated node that
+//     fits their CPU request.
+package emulator
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/artt-dev/artt/loadtest/scenario"
+	"github.com/artt-dev/artt/loadtest/workload"
+	"github.com/artt-dev/artt/traffic"
+)
+
+// Emulator runs one scenario under one run's policies.
+type Emulator struct {
+	sc   *scenario.Scenario
+	run  scenario.Run
+	rng  *rand.Rand
+	now  float64
+	q    eventQueue
+	rate workload.Rate
+
+	nodes    []*node
+	comps    []*component
+	byName   map[string]*component
+	entry    *component
+	ingress  *node
+	delayMs  [][]float64
+	timeout  float64
+	warmup   float64
+	duration float64
+
+	policy     traffic.Policy // nil for data-plane-only routing
+	autoscaler *autoscaler
+	free       []*request
+	pods       []*replica // every pod ever created
+
+	res       *collector
+	progress  func(simSeconds float64)
+	eventsRun int64
+	hops      int64
+}
+
+// Options tune a run beyond the scenario.
+type Options struct {
+	// Progress, when set, is called about once per simulated second.
+	Progress func(simSeconds float64)
+	// Allocate overrides the traffic policies' options (tests use it to
+	// show the lab runs the real allocator).
+	Allocate *AllocateOptions
+}
+
+// New builds the emulated cluster for a scenario and run. rate is the
+// workload's arrival rate (see package workload).
+func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Options) (*Emulator, error) {
+	e := &Emulator{
+		sc: sc, run: run, rate: rate,
+		rng:      rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
+		byName:   make(map[string]*component),
+		timeout:  sc.Workload.Timeout.Seconds(),
+		warmup:   sc.Warmup.Seconds(),
+		duration: sc.Duration.Seconds(),
+		progress: opts.Progress,
+	}
+	idx := map[string]int{}
+	for i, n := range sc.Cluster.Nodes {
+		e.nodes = append(e.nodes, &node{idx: i, name: n.Name, cores: n.Cores, speed: n.Speed, ready: true})
+		idx[n.Name] = i
+	}
+	e.ingress = e.nodes[idx[sc.Cluster.IngressNode]]
+	e.delayMs = delayMatrix(sc, idx)
+	for i, c := range sc.Application.Components {
+		comp := &component{idx: i, spec: c, readyOn: make([][]*replica, len(e.nodes)), rr: make([]int, len(e.nodes))}
+		e.comps = append(e.comps, comp)
+		e.byName[c.Name] = comp
+	}
+	for _, comp := range e.comps {
+		for _, callee := range comp.spec.Calls {
+			comp.calls = append(comp.calls, e.byName[callee])
+			e.byName[callee].upstream = true
+		}
+	}
+	e.entry = e.byName[sc.Application.Entry]
+	e.entry.upstream = true
+	e.res = newCollector(e)
+
+	var err error
+	if e.policy, err = newPolicy(run.Routing, opts.Allocate); err != nil {
+		return nil, err
+	}
+	if e.autoscaler, err = newAutoscaler(e, run.Autoscaling); err != nil {
+		return nil, err
+	}
+	for _, comp := range e.comps {
+		for i := range comp.spec.Replicas {
+			var on *node
+			if len(comp.spec.Placement) > 0 {
+				on = e.nodes[idx[comp.spec.Placement[i%len(comp.spec.Placement)]]]
+			}
+			if _, err := e.createPod(comp, on, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return e, nil
+}
+
+// delayMatrix builds the one-way delays in milliseconds.
+func delayMatrix(sc *scenario.Scenario, idx map[string]int) [][]float64 {
+	n := len(sc.Cluster.Nodes)
+	d := sc.Cluster.Delays
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, n)
+		for j := range m[i] {
+			if i == j {
+				m[i][j] = *d.LocalMs
+			} else {
+				m[i][j] = d.DefaultMs * d.Scale
+			}
+		}
+	}
+	for _, l := range d.Links {
+		m[idx[l.From]][idx[l.To]] = l.Ms * d.Scale
+		if l.Symmetric {
+			m[idx[l.To]][idx[l.From]] = l.Ms * d.Scale
+		}
+	}
+	return m
+}
+
+// hop returns one network traversal's delay in seconds, with jitter.
+func (e *Emulator) hop(from, to *node) float64 {
+	ms := e.delayMs[from.idx][to.idx]
+	if j := e.sc.Cluster.Delays.JitterMs; j > 0 && from != to {
+		ms = math.Max(0, ms+j*e.rng.NormFloat64())
+	}
+	return ms / 1000
+}
+
+// Run simulates the scenario and returns its result.
+func (e *Emulator) Run() (*Result, error) {
+	e.q.push(event{at: e.rate.Next(0, e.rng), kind: evArrival})
+	e.q.push(event{at: e.sc.Control.SampleInterval.Seconds(), kind: evSample})
+	if e.policy != nil {
+		e.allocate()
+		e.q.push(event{at: e.sc.Control.TrafficCycle.Seconds(), kind: evTraffic})
+	}
+	if e.autoscaler != nil {
+		e.q.push(event{at: e.sc.Control.PollingInterval.Seconds(), kind: evAutoscale})
+	}
+	for i, ev := range e.sc.Events {
+		e.q.push(event{at: ev.At.Seconds(), kind: evInject, idx: i})
+	}
+	e.q.push(event{at: e.duration, kind: evStop})
+	end := e.duration + e.timeout
+	nextProgress := 1.0
+	for e.q.len() > 0 {
+		ev := e.q.pop()
+		if ev.at > end {
+			break
+		}
+		e.now = ev.at
+		e.eventsRun++
+		if e.progress != nil && e.now >= nextProgress {
+			e.progress(e.now)
+			nextProgress = math.Floor(e.now) + 1
+		}
+		if err := e.dispatch(ev); err != nil {
+			return nil, fmt.Errorf("at %.3fs: %w", e.now, err)
+		}
+	}
+	e.now = end
+	return e.res.finish(), nil
+}
+
+func (e *Emulator) dispatch(ev event) error {
+	switch ev.kind {
+	case evArrival:
+		if e.now < e.duration {
+			e.arrive()
+			e.q.push(event{at: e.rate.Next(e.now, e.rng), kind: evArrival})
+		}
+	case evDeliver:
+		e.deliver(ev.req)
+	case evCompletion:
+		if ev.rep.version == ev.version {
+			e.complete(ev.rep)
+		}
+	case evResponse:
+		e.response(ev.req)
+	case evSample:
+		e.sample()
+		e.q.push(event{at: e.now + e.sc.Control.SampleInterval.Seconds(), kind: evSample})
+	case evTraffic:
+		e.allocate()
+		e.q.push(event{at: e.now + e.sc.Control.TrafficCycle.Seconds(), kind: evTraffic})
+	case evAutoscale:
+		if err := e.autoscaler.tick(); err != nil {
+			return err
+		}
+		e.q.push(event{at: e.now + e.sc.Control.PollingInterval.Seconds(), kind: evAutoscale})
+	case evPodReady:
+		e.podReady(ev.rep)
+	case evInject:
+		return e.inject(e.sc.Events[ev.idx])
+	case evStop:
+	}
+	return nil
+}
+
+// newRequest takes a request from the free list.
+func (e *Emulator) newRequest() *request {
+	if n := len(e.free); n > 0 {
+		r := e.free[n-1]
+		e.free = e.free[:n-1]
+		return r
+	}
+	return &request{}
+}
+
+func (e *Emulator) release(r *request) {
+	*r = request{}
+	e.free = append(e.free, r)
+}
+
+// arrive starts an external request at the ingress.
+func (e *Emulator) arrive() {
+	root := &rootRequest{start: e.now, measured: e.now >= e.warmup}
+	e.res.started(root)
+	r := e.newRequest()
+	r.root, r.comp, r.from = root, e.entry, e.ingress
+	e.send(r)
+}
+
+// send routes a request from its caller's node and schedules its delivery.
+func (e *Emulator) send(r *request) {
+	rep := e.route(r.comp, r.from)
+	if rep == nil { // no ready endpoint: the mesh answers 503 at once
+		r.failed = true
+		e.answer(r, r.from)
+		return
+	}
+	r.rep = rep
+	rep.outstanding++
+	e.hops++
+	e.q.push(event{at: e.now + e.hop(r.from, rep.node), kind: evDeliver, req: r})
+}
+
+// deliver starts a request's CPU work at its replica.
+func (e *Emulator) deliver(r *request) {
+	rep := r.rep
+	if rep.state == gone {
+		r.failed = true
+		e.answer(r, rep.node)
+		return
+	}
+	rep.arrivals++
+	r.arrived = e.now
+	r.work = e.demand(r.comp)
+	if rep.comp.spec.Workers > 0 && rep.inService.Len() >= rep.comp.spec.Workers {
+		rep.waiting = append(rep.waiting, r)
+		return
+	}
+	e.admit(rep, r)
+}
+
+// demand draws a request's CPU time on a speed-1 node.
+func (e *Emulator) demand(c *component) float64 {
+	mean := c.spec.CPUPerRequest.Seconds()
+	switch c.spec.Demand {
+	case "constant":
+		return mean
+	case "lognormal":
+		s2 := math.Log1p(c.spec.DemandCV * c.spec.DemandCV)
+		return math.Exp(math.Log(mean) - s2/2 + math.Sqrt(s2)*e.rng.NormFloat64())
+	default:
+		return mean * e.rng.ExpFloat64()
+	}
+}
+
+// admit puts a request in service.
+func (e *Emulator) admit(rep *replica, r *request) {
+	e.advanceNode(rep.node)
+	r.finishV = rep.v + r.work
+	rep.inService.push(r)
+	e.retime(rep)
+}
+
+// complete finishes the requests whose work is done.
+func (e *Emulator) complete(rep *replica) {
+	e.advanceNode(rep.node)
+	var done []*request
+	for rep.inService.Len() > 0 && rep.inService[0].finishV <= rep.v+1e-12 {
+		done = append(done, rep.inService.pop())
+	}
+	for rep.comp.spec.Workers > 0 && len(rep.waiting) > 0 && rep.inService.Len() < rep.comp.spec.Workers {
+		w := rep.waiting[0]
+		rep.waiting = rep.waiting[1:]
+		w.finishV = rep.v + w.work
+		rep.inService.push(w)
+	}
+	e.retime(rep)
+	for _, r := range done {
+		e.proceed(r)
+	}
+}
+
+// proceed makes a request's next downstream call, or answers it.
+func (e *Emulator) proceed(r *request) {
+	if r.failed || r.callIdx >= len(r.comp.calls) || r.rep.state == gone {
+		r.failed = r.failed || r.rep.state == gone
+		e.answer(r, r.rep.node)
+		return
+	}
+	c := e.newRequest()
+	c.root, c.parent, c.comp, c.from = r.root, r, r.comp.calls[r.callIdx], r.rep.node
+	e.send(c)
+}
+
+// answer sends a request's response from node back to its caller.
+func (e *Emulator) answer(r *request, from *node) {
+	if rep := r.rep; rep != nil {
+		rep.outstanding--
+		rep.answered++
+		if r.failed {
+			rep.errors++
+		}
+		rep.window = append(rep.window, (e.now-r.arrived)*1000)
+		e.leaveIfIdle(rep)
+	}
+	e.q.push(event{at: e.now + e.hop(from, r.from), kind: evResponse, req: r})
+}
+
+// response delivers an answer to the caller.
+func (e *Emulator) response(r *request) {
+	if r.parent == nil {
+		e.res.finished(r.root, e.now, r.failed)
+		e.release(r)
+		return
+	}
+	p := r.parent
+	p.failed = p.failed || r.failed
+	p.callIdx++
+	e.release(r)
+	e.proceed(p)
+}
+
+// advanceNode brings every pod on a node up to now.
+func (e *Emulator) advanceNode(n *node) {
+	for _, rep := range n.replicas {
+		if dt := e.now - rep.last; dt > 0 {
+			rep.v += rep.rate * dt
+			rep.cpuSeconds += rep.cores * dt
+			rep.last = e.now
+		}
+	}
+}
+
+// wanted is the cores a pod would use without node contention.
+func wanted(rep *replica) float64 {
+	return math.Min(float64(rep.inService.Len()), rep.comp.spec.CPULimit)
+}
+
+// retime recomputes the rates on rep's node after rep's in-service set
+// changed (the node was advanced first) and reschedules completions.
+func (e *Emulator) retime(rep *replica) {
+	n := rep.node
+	total := 0.0
+	for _, x := range n.replicas {
+		total += wanted(x)
+	}
+	factor := 1.0
+	if total > n.cores {
+		factor = n.cores / total
+	}
+	for _, x := range n.replicas {
+		k := float64(x.inService.Len())
+		rate, cores := 0.0, 0.0
+		if k > 0 {
+			rate = n.speed * math.Min(1, x.comp.spec.CPULimit/k) * factor
+			cores = wanted(x) * factor
+		}
+		if x != rep && rate == x.rate && cores == x.cores {
+			continue
+		}
+		x.rate, x.cores = rate, cores
+		x.version++
+		if k > 0 {
+			at := e.now + math.Max(0, x.inService[0].finishV-x.v)/rate
+			e.q.push(event{at: at, kind: evCompletion, rep: x, version: x.version})
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package emulator
+
+import (
+	"github.com/artt-dev/artt/loadtest/scenario"
+)
+
+// node is an emulated worker.
+type node struct {
+	idx      int
+	name     string
+	cores    float64
+	speed    float64
+	ready    bool
+	replicas []*replica // pods placed here and not gone
+}
+
+// replicaState is a pod's lifecycle.
+type replicaState uint8
+
+const (
+	starting replicaState = iota
+	ready
+	terminating // out of the endpoints, finishing in-flight work
+	gone
+)
+
+// replica is an emulated pod. Requests in service share its CPU by
+// processor sharing: every in-service request progresses at the same rate,
+// so a virtual clock v (work done per request so far) and each request's
+// finish point on it give the next completion without touching the others.
+type replica struct {
+	id    int
+	name  string
+	comp  *component
+	node  *node
+	state replicaState
+
+	inService   requestHeap // by finishV
+	waiting     []*request  // FCFS queue when workers are busy
+	outstanding int         // requests here not yet answered (least-request counts these)
+
+	v, rate, cores float64 // virtual clock, per-request rate, cores in use
+	last           float64 // time v and cpu were last advanced
+	version        uint32  // invalidates stale completion events
+
+	// Counters, cumulative.
+	cpuSeconds float64
+	arrivals   int64
+	answered   int64
+	errors     int64
+	// Latencies (ms) of requests answered since the last sample.
+	window []float64
+
+	born, died float64
+	// cpuAtWarmup is the CPU counter when measurement began (or at birth).
+	cpuAtWarmup, measureFrom float64
+}
+
+// component is an emulated microservice.
+type component struct {
+	idx   int
+	spec  scenario.Component
+	calls []*component
+	pods  []*replica // not gone, creation order
+	// readyOn lists ready pods per node index.
+	readyOn  [][]*replica
+	ready    []*replica
+	upstream bool // called by another component (or the ingress)
+
+	// table is the current weighted routing per source node: cumulative
+	// weights over destination nodes; nil means the policy does not route
+	// by table.
+	table [][]weightedNode
+	rr    []int // round-robin position per source node
+
+	// Sampled history for the autoscaler: request rate and CPU cores per sample.
+	demand, cpu []float64
+	// HPA state.
+	recommendations []recommendation
+	scalingEvents   int
+	next            int // next pod number
+}
+
+type weightedNode struct {
+	node   int
+	weight float64
+}
+
+type recommendation struct {
+	at       float64
+	replicas int
+}
+
+// request is one call being served: the external request (parent nil) or
+// a call from an upstream request.
+type request struct {
+	root     *rootRequest
+	parent   *request
+	comp     *component
+	rep      *replica
+	from     *node // caller's node, where the response goes
+	finishV  float64
+	work     float64
+	arrived  float64
+	callIdx  int
+	failed   bool
+	heapSlot int
+}
+
+// rootRequest is a client's request end to end.
+type rootRequest struct {
+	start    float64
+	measured bool
+}
+
+// requestHeap is a min-heap of requests on finishV.
+type requestHeap []*request
+
+func (h requestHeap) Len() int { return len(h) }
+
+func (h *requestHeap) push(r *request) {
+	*h = append(*h, r)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[i].finishV >= s[p].finishV {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *requestHeap) pop() *request {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s[last] = nil
+	s = s[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(s) && s[l].finishV < s[m].finishV {
+			m = l
+		}
+		if r < len(s) && s[r].finishV < s[m].finishV {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}

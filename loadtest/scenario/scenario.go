@@ -1,0 +1,264 @@
+// Package scenario is artt-lab's experiment file: the cluster (nodes, their
+// speed, node-to-node delays), the application (components, their CPU cost
+// and calls), the workload (constant, steps or a replayed trace), the control
+// loop's timing, the policies to compare, injected events, duration and seed.
+// Files are YAML or JSON; unknown fields and bad values are errors that name
+// the field and the value. docs/scenarios.md documents every field.
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Duration is a time.Duration written as "15s", "5ms" or "2m".
+type Duration struct{ time.Duration }
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a duration string such as \"15s\", got %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as \"15s\" or \"5ms\"", s)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalJSON writes the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// Scenario is one experiment.
+type Scenario struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description,omitempty"`
+	Duration    Duration    `json:"duration"`
+	Warmup      Duration    `json:"warmup,omitempty"`
+	Seed        uint64      `json:"seed,omitempty"`
+	Cluster     Cluster     `json:"cluster"`
+	Application Application `json:"application"`
+	Workload    Workload    `json:"workload"`
+	Control     Control     `json:"control,omitempty"`
+	Runs        []Run       `json:"runs"`
+	Events      []Event     `json:"events,omitempty"`
+}
+
+// Cluster is the emulated nodes and network.
+type Cluster struct {
+	Nodes  []Node `json:"nodes"`
+	Delays Delays `json:"delays,omitempty"`
+	// IngressNode is where external requests enter (default: the first node).
+	IngressNode string `json:"ingressNode,omitempty"`
+}
+
+// Node is one worker.
+type Node struct {
+	Name  string  `json:"name"`
+	Cores float64 `json:"cores"`
+	// Speed divides every request's CPU demand: 0.8 needs 25% more CPU per
+	// request than 1.0 (default 1).
+	Speed float64 `json:"speed,omitempty"`
+}
+
+// Delays are one-way node-to-node delays.
+type Delays struct {
+	// DefaultMs applies to every pair of distinct nodes not listed.
+	DefaultMs float64 `json:"defaultMs,omitempty"`
+	// LocalMs is the delay within a node (default 0.05).
+	LocalMs *float64 `json:"localMs,omitempty"`
+	// JitterMs is the standard deviation of a normal jitter added to each
+	// network hop (truncated at 0).
+	JitterMs float64 `json:"jitterMs,omitempty"`
+	// Scale multiplies every delay (LATA's scenario B is scale 2).
+	Scale float64 `json:"scale,omitempty"`
+	// Links lists specific delays; Symmetric also sets the reverse direction.
+	Links []Link `json:"links,omitempty"`
+}
+
+// Link is one directed delay.
+type Link struct {
+	From      string  `json:"from"`
+	To        string  `json:"to"`
+	Ms        float64 `json:"ms"`
+	Symmetric bool    `json:"symmetric,omitempty"`
+}
+
+// Application is the call graph.
+type Application struct {
+	Components []Component `json:"components"`
+	// Entry is the component external requests call (default: the first).
+	Entry string `json:"entry,omitempty"`
+}
+
+// Component is one microservice.
+type Component struct {
+	Name string `json:"name"`
+	// CPUPerRequest is the mean CPU time per request on a speed-1 node.
+	CPUPerRequest Duration `json:"cpuPerRequest"`
+	// Demand is the distribution of a request's CPU time: exponential
+	// (default), constant, or lognormal (coefficient of variation DemandCV).
+	Demand   string  `json:"demand,omitempty"`
+	DemandCV float64 `json:"demandCV,omitempty"`
+	// CPULimit and CPURequest are per pod, in cores (defaults 1 and 0.5).
+	CPULimit   float64 `json:"cpuLimit,omitempty"`
+	CPURequest float64 `json:"cpuRequest,omitempty"`
+	// Workers > 0 serves requests first come first served with that many in
+	// service at once; 0 (default) is processor sharing within the limit.
+	Workers int `json:"workers,omitempty"`
+	// Replicas is the initial count; Min and Max bound autoscaling.
+	Replicas    int `json:"replicas"`
+	MinReplicas int `json:"minReplicas,omitempty"`
+	MaxReplicas int `json:"maxReplicas,omitempty"`
+	// Autoscale marks the components the run's autoscaler manages.
+	Autoscale bool `json:"autoscale,omitempty"`
+	// Placement pins the initial pods to nodes, in order (cycled); empty
+	// lets the emulated scheduler place them.
+	Placement []string `json:"placement,omitempty"`
+	// Calls are the downstream components called, in order, after the
+	// request's own CPU work.
+	Calls []string `json:"calls,omitempty"`
+}
+
+// Workload is the open-loop arrival process.
+type Workload struct {
+	// Type is constant, steps or trace.
+	Type string `json:"type"`
+	// Rate is the constant rate (requests per second).
+	Rate float64 `json:"rate,omitempty"`
+	// Steps change the rate at given times.
+	Steps []Step `json:"steps,omitempty"`
+	// Trace replays a request-rate series.
+	Trace *Trace `json:"trace,omitempty"`
+	// Timeout is the client timeout (default 5s): slower requests count as
+	// failures while the servers still spend their CPU.
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// Step is one rate change.
+type Step struct {
+	At   Duration `json:"at"`
+	Rate float64  `json:"rate"`
+}
+
+// Trace replays a series from a CSV file.
+type Trace struct {
+	// File is "nasa" (the week of NASA-HTTP shipped with ARTT) or a CSV path,
+	// resolved against the scenario's directory or the --trace-dir flag.
+	File string `json:"file"`
+	// Column names the value column (default: the last column).
+	Column string `json:"column,omitempty"`
+	// Start skips this many rows (default 0).
+	Start int `json:"start,omitempty"`
+	// SecondsPerRow compresses time: one row (e.g. one trace minute) is
+	// replayed over this many seconds.
+	SecondsPerRow float64 `json:"secondsPerRow"`
+	// MinRate and MaxRate map the replayed rows' values linearly onto
+	// [MinRate, MaxRate] requests per second.
+	MinRate float64 `json:"minRate"`
+	MaxRate float64 `json:"maxRate"`
+}
+
+// Control is the timing of the emulated control plane.
+type Control struct {
+	SampleInterval  Duration `json:"sampleInterval,omitempty"`  // Prometheus scrape, default 15s
+	TrafficCycle    Duration `json:"trafficCycle,omitempty"`    // traffic controller, default 30s
+	PollingInterval Duration `json:"pollingInterval,omitempty"` // KEDA, default 15s
+	HPASyncPeriod   Duration `json:"hpaSyncPeriod,omitempty"`   // default 15s
+	PodStartup      Duration `json:"podStartup,omitempty"`      // default 10s
+	ScaleDownWindow Duration `json:"scaleDownWindow,omitempty"` // default 300s
+	CPUTarget       float64  `json:"cpuTarget,omitempty"`       // default HPA's target, default 70
+	ScalerMetadata  Metadata `json:"scalerMetadata,omitempty"`  // extra trigger metadata for artt-scaler
+}
+
+// Metadata is ScaledObject trigger metadata passed to artt-scaler's parser.
+type Metadata map[string]string
+
+// Run is one policy combination to compare.
+type Run struct {
+	Name string `json:"name,omitempty"`
+	// Routing: random, round-robin, least-request, localization, opttraffic,
+	// lata, heart or artt.
+	Routing string `json:"routing"`
+	// Autoscaling: none, hpa-cpu, lare or artt.
+	Autoscaling string `json:"autoscaling,omitempty"`
+}
+
+// Label is the run's display name.
+func (r Run) Label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	if r.Autoscaling == "" || r.Autoscaling == "none" {
+		return r.Routing
+	}
+	return r.Routing + "+" + r.Autoscaling
+}
+
+// Event is a change injected mid-run.
+type Event struct {
+	At Duration `json:"at"`
+	// Type is node-slowdown, pod-failure or node-failure.
+	Type string `json:"type"`
+	Node string `json:"node,omitempty"`
+	// Component (pod-failure): one of its pods fails (the first by name on
+	// Node when Node is set).
+	Component string `json:"component,omitempty"`
+	// Speed (node-slowdown) is the node's new speed.
+	Speed float64 `json:"speed,omitempty"`
+}
+
+// Parse reads a YAML or JSON scenario, rejects unknown fields, fills
+// defaults and validates it.
+func Parse(data []byte) (*Scenario, error) {
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("not YAML or JSON: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		if strings.Contains(err.Error(), "is not a duration") {
+			return nil, locateDurationError(js, err)
+		}
+		return nil, explainDecode(err)
+	}
+	s.fillDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// explainDecode turns encoding/json's errors into ones naming the field.
+func explainDecode(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &FieldError{Field: te.Field, Value: te.Value, Reason: "wrong type, want " + te.Type.String()}
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "unknown field "); i >= 0 {
+		return &FieldError{Field: strings.Trim(msg[i+len("unknown field "):], `"`), Value: "(present)", Reason: "unknown field; see docs/scenarios.md"}
+	}
+	return fmt.Errorf("scenario: %w", err)
+}
+
+// FieldError names the bad field and its value.
+type FieldError struct {
+	Field  string
+	Value  any
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("scenario field %s = %v: %s", e.Field, e.Value, e.Reason)
+}

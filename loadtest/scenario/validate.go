@@ -1,0 +1,347 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Known names.
+var (
+	RoutingPolicies     = []string{"random", "round-robin", "least-request", "localization", "opttraffic", "lata", "heart", "artt"}
+	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt"}
+	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
+	Demands             = []string{"exponential", "constant", "lognormal"}
+	WorkloadTypes       = []string{"constant", "steps", "trace"}
+)
+
+func (s *Scenario) fillDefaults() {
+	for i := range s.Cluster.Nodes {
+		if s.Cluster.Nodes[i].Speed == 0 {
+			s.Cluster.Nodes[i].Speed = 1
+		}
+	}
+	if s.Cluster.IngressNode == "" && len(s.Cluster.Nodes) > 0 {
+		s.Cluster.IngressNode = s.Cluster.Nodes[0].Name
+	}
+	if s.Cluster.Delays.LocalMs == nil {
+		v := 0.05
+		s.Cluster.Delays.LocalMs = &v
+	}
+	if s.Cluster.Delays.Scale == 0 {
+		s.Cluster.Delays.Scale = 1
+	}
+	for i := range s.Application.Components {
+		c := &s.Application.Components[i]
+		if c.Demand == "" {
+			c.Demand = "exponential"
+		}
+		if c.CPULimit == 0 {
+			c.CPULimit = 1
+		}
+		if c.CPURequest == 0 {
+			c.CPURequest = 0.5
+		}
+		if c.MinReplicas == 0 {
+			c.MinReplicas = 1
+		}
+		if c.MaxReplicas == 0 {
+			c.MaxReplicas = max(c.Replicas, 10)
+		}
+	}
+	if s.Application.Entry == "" && len(s.Application.Components) > 0 {
+		s.Application.Entry = s.Application.Components[0].Name
+	}
+	if s.Workload.Timeout.Duration == 0 {
+		s.Workload.Timeout.Duration = 5 * time.Second
+	}
+	def := func(d *Duration, v time.Duration) {
+		if d.Duration == 0 {
+			d.Duration = v
+		}
+	}
+	def(&s.Control.SampleInterval, 15*time.Second)
+	def(&s.Control.TrafficCycle, 30*time.Second)
+	def(&s.Control.PollingInterval, 15*time.Second)
+	def(&s.Control.HPASyncPeriod, 15*time.Second)
+	def(&s.Control.PodStartup, 10*time.Second)
+	def(&s.Control.ScaleDownWindow, 300*time.Second)
+	if s.Control.CPUTarget == 0 {
+		s.Control.CPUTarget = 70
+	}
+	for i := range s.Runs {
+		if s.Runs[i].Autoscaling == "" {
+			s.Runs[i].Autoscaling = "none"
+		}
+	}
+}
+
+func bad(field string, value any, reason string) error {
+	return &FieldError{Field: field, Value: value, Reason: reason}
+}
+
+func positive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// Validate checks every field; it returns the first problem.
+func (s *Scenario) Validate() error {
+	if s.Name == "" {
+		return bad("name", `""`, "required")
+	}
+	if s.Duration.Duration <= 0 {
+		return bad("duration", s.Duration, "must be positive")
+	}
+	if s.Warmup.Duration < 0 || s.Warmup.Duration >= s.Duration.Duration {
+		return bad("warmup", s.Warmup, "must be ≥ 0 and shorter than duration")
+	}
+	nodes := map[string]bool{}
+	if len(s.Cluster.Nodes) == 0 {
+		return bad("cluster.nodes", "[]", "at least one node")
+	}
+	for i, n := range s.Cluster.Nodes {
+		f := fmt.Sprintf("cluster.nodes[%d]", i)
+		switch {
+		case n.Name == "":
+			return bad(f+".name", `""`, "required")
+		case nodes[n.Name]:
+			return bad(f+".name", n.Name, "duplicate node")
+		case !positive(n.Cores):
+			return bad(f+".cores", n.Cores, "must be > 0")
+		case !positive(n.Speed):
+			return bad(f+".speed", n.Speed, "must be > 0")
+		}
+		nodes[n.Name] = true
+	}
+	if !nodes[s.Cluster.IngressNode] {
+		return bad("cluster.ingressNode", s.Cluster.IngressNode, "not a node of the cluster")
+	}
+	d := s.Cluster.Delays
+	for _, c := range []struct {
+		f string
+		v float64
+	}{{"cluster.delays.defaultMs", d.DefaultMs}, {"cluster.delays.localMs", *d.LocalMs}, {"cluster.delays.jitterMs", d.JitterMs}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return bad(c.f, c.v, "must be a finite number ≥ 0")
+		}
+	}
+	if !positive(d.Scale) {
+		return bad("cluster.delays.scale", d.Scale, "must be > 0")
+	}
+	for i, l := range d.Links {
+		f := fmt.Sprintf("cluster.delays.links[%d]", i)
+		switch {
+		case !nodes[l.From]:
+			return bad(f+".from", l.From, "not a node of the cluster")
+		case !nodes[l.To]:
+			return bad(f+".to", l.To, "not a node of the cluster")
+		case l.Ms < 0 || math.IsNaN(l.Ms) || math.IsInf(l.Ms, 0):
+			return bad(f+".ms", l.Ms, "must be a finite number ≥ 0")
+		}
+	}
+
+	comps := map[string]bool{}
+	if len(s.Application.Components) == 0 {
+		return bad("application.components", "[]", "at least one component")
+	}
+	for i, c := range s.Application.Components {
+		if c.Name == "" || comps[c.Name] {
+			return bad(fmt.Sprintf("application.components[%d].name", i), c.Name, "required and unique")
+		}
+		comps[c.Name] = true
+	}
+	for i, c := range s.Application.Components {
+		f := fmt.Sprintf("application.components[%d]", i)
+		switch {
+		case c.CPUPerRequest.Duration <= 0:
+			return bad(f+".cpuPerRequest", c.CPUPerRequest, "must be positive")
+		case !slices.Contains(Demands, c.Demand):
+			return bad(f+".demand", c.Demand, "must be one of "+strings.Join(Demands, ", "))
+		case c.Demand == "lognormal" && !positive(c.DemandCV):
+			return bad(f+".demandCV", c.DemandCV, "lognormal needs a coefficient of variation > 0")
+		case !positive(c.CPULimit):
+			return bad(f+".cpuLimit", c.CPULimit, "must be > 0")
+		case !positive(c.CPURequest) || c.CPURequest > c.CPULimit:
+			return bad(f+".cpuRequest", c.CPURequest, "must be > 0 and ≤ cpuLimit")
+		case c.Workers < 0:
+			return bad(f+".workers", c.Workers, "must be ≥ 0")
+		case c.Replicas < 1:
+			return bad(f+".replicas", c.Replicas, "must be ≥ 1")
+		case c.MinReplicas < 1 || c.MinReplicas > c.Replicas:
+			return bad(f+".minReplicas", c.MinReplicas, "must be in [1, replicas]")
+		case c.MaxReplicas < c.Replicas:
+			return bad(f+".maxReplicas", c.MaxReplicas, "must be ≥ replicas")
+		}
+		for j, p := range c.Placement {
+			if !nodes[p] {
+				return bad(fmt.Sprintf("%s.placement[%d]", f, j), p, "not a node of the cluster")
+			}
+		}
+		for j, call := range c.Calls {
+			if !comps[call] || call == c.Name {
+				return bad(fmt.Sprintf("%s.calls[%d]", f, j), call, "must name another component")
+			}
+		}
+	}
+	if !comps[s.Application.Entry] {
+		return bad("application.entry", s.Application.Entry, "not a component")
+	}
+	if cyc := s.cycle(); cyc != "" {
+		return bad("application.components", cyc, "the call graph must not have cycles")
+	}
+
+	w := s.Workload
+	switch w.Type {
+	case "constant":
+		if !positive(w.Rate) {
+			return bad("workload.rate", w.Rate, "must be > 0")
+		}
+	case "steps":
+		if len(w.Steps) == 0 {
+			return bad("workload.steps", "[]", "at least one step")
+		}
+		for i, st := range w.Steps {
+			if st.Rate < 0 || (i > 0 && st.At.Duration < w.Steps[i-1].At.Duration) {
+				return bad(fmt.Sprintf("workload.steps[%d]", i), fmt.Sprintf("%s@%v", st.At, st.Rate), "rates ≥ 0, times in order")
+			}
+		}
+	case "trace":
+		t := w.Trace
+		switch {
+		case t == nil || t.File == "":
+			return bad("workload.trace.file", `""`, "required for a trace workload")
+		case !positive(t.SecondsPerRow):
+			return bad("workload.trace.secondsPerRow", t.SecondsPerRow, "must be > 0")
+		case t.MinRate < 0 || !(t.MaxRate > t.MinRate):
+			return bad("workload.trace.maxRate", t.MaxRate, "need 0 ≤ minRate < maxRate")
+		case t.Start < 0:
+			return bad("workload.trace.start", t.Start, "must be ≥ 0")
+		}
+	default:
+		return bad("workload.type", w.Type, "must be one of "+strings.Join(WorkloadTypes, ", "))
+	}
+	if w.Timeout.Duration <= 0 {
+		return bad("workload.timeout", w.Timeout, "must be positive")
+	}
+	if s.Control.CPUTarget <= 0 || s.Control.CPUTarget > 1000 {
+		return bad("control.cpuTarget", s.Control.CPUTarget, "must be in (0, 1000] percent")
+	}
+
+	if len(s.Runs) == 0 {
+		return bad("runs", "[]", "at least one run")
+	}
+	labels := map[string]bool{}
+	for i, r := range s.Runs {
+		f := fmt.Sprintf("runs[%d]", i)
+		if !slices.Contains(RoutingPolicies, r.Routing) {
+			return bad(f+".routing", r.Routing, "must be one of "+strings.Join(RoutingPolicies, ", "))
+		}
+		if !slices.Contains(AutoscalingPolicies, r.Autoscaling) {
+			return bad(f+".autoscaling", r.Autoscaling, "must be one of "+strings.Join(AutoscalingPolicies, ", "))
+		}
+		if labels[r.Label()] {
+			return bad(f+".name", r.Label(), "duplicate run")
+		}
+		labels[r.Label()] = true
+	}
+	for i, e := range s.Events {
+		f := fmt.Sprintf("events[%d]", i)
+		switch {
+		case !slices.Contains(EventTypes, e.Type):
+			return bad(f+".type", e.Type, "must be one of "+strings.Join(EventTypes, ", "))
+		case e.At.Duration < 0 || e.At.Duration >= s.Duration.Duration:
+			return bad(f+".at", e.At, "must be within the run")
+		case (e.Type == "node-slowdown" || e.Type == "node-failure") && !nodes[e.Node]:
+			return bad(f+".node", e.Node, "not a node of the cluster")
+		case e.Type == "node-slowdown" && !positive(e.Speed):
+			return bad(f+".speed", e.Speed, "must be > 0")
+		case e.Type == "pod-failure" && !comps[e.Component]:
+			return bad(f+".component", e.Component, "not a component")
+		case e.Type == "pod-failure" && e.Node != "" && !nodes[e.Node]:
+			return bad(f+".node", e.Node, "not a node of the cluster")
+		}
+	}
+	return nil
+}
+
+// cycle returns a component on a call cycle, or "".
+func (s *Scenario) cycle() string {
+	calls := map[string][]string{}
+	for _, c := range s.Application.Components {
+		calls[c.Name] = c.Calls
+	}
+	state := map[string]int{} // 0 new, 1 on stack, 2 done
+	var visit func(string) string
+	visit = func(n string) string {
+		state[n] = 1
+		for _, m := range calls[n] {
+			if state[m] == 1 {
+				return m
+			}
+			if state[m] == 0 {
+				if c := visit(m); c != "" {
+					return c
+				}
+			}
+		}
+		state[n] = 2
+		return ""
+	}
+	for _, c := range s.Application.Components {
+		if state[c.Name] == 0 {
+			if cyc := visit(c.Name); cyc != "" {
+				return cyc
+			}
+		}
+	}
+	return ""
+}
+
+// findPath returns the JSON path of the first string equal to value in a
+// decoded document, for errors that know the value but not the field.
+func findPath(doc any, value, path string) string {
+	switch v := doc.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if p := findPath(x, value, strings.TrimPrefix(path+"."+k, ".")); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, x := range v {
+			if p := findPath(x, value, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case string:
+		if v == value {
+			return path
+		}
+	}
+	return ""
+}
+
+// locateDurationError names the field holding a bad duration string.
+func locateDurationError(js []byte, err error) error {
+	msg := err.Error()
+	start := strings.Index(msg, `"`)
+	end := strings.Index(msg[start+1:], `"`)
+	if start < 0 || end < 0 {
+		return fmt.Errorf("scenario: %w", err)
+	}
+	value := msg[start+1 : start+1+end]
+	var doc any
+	if json.Unmarshal(js, &doc) == nil {
+		if p := findPath(doc, value, ""); p != "" {
+			return bad(p, value, "not a duration such as 15s or 5ms")
+		}
+	}
+	return fmt.Errorf("scenario: %w", err)
+}
+
+// FillAndValidate fills defaults and validates a scenario built in code.
+func (s *Scenario) FillAndValidate() error {
+	s.fillDefaults()
+	return s.Validate()
+}
