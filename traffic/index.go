@@ -126,6 +126,16 @@ func (x *Index) Downstreams() []string {
 	return out
 }
 
+// CallsOut reports whether a component calls any other.
+func (x *Index) CallsOut(component string) bool {
+	for _, c := range x.Snapshot.Calls {
+		if c.From == component {
+			return true
+		}
+	}
+	return false
+}
+
 // Upstreams returns the components calling a component, sorted.
 func (x *Index) Upstreams(component string) []string {
 	var out []string

@@ -62,6 +62,7 @@ type Emulator struct {
 
 	res       *collector
 	progress  func(simSeconds float64)
+	debug     func(string)
 	eventsRun int64
 	hops      int64
 }
@@ -73,6 +74,9 @@ type Options struct {
 	// Allocate overrides the traffic policies' options (tests use it to
 	// show the lab runs the real allocator).
 	Allocate *AllocateOptions
+	// AllocationLog, when set, receives one line per routed component at
+	// every allocation: shares, health, basis, forecasts and routes.
+	AllocationLog func(string)
 }
 
 // New builds the emulated cluster for a scenario and run. rate is the
@@ -86,6 +90,7 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		warmup:   sc.Warmup.Seconds(),
 		duration: sc.Duration.Seconds(),
 		progress: opts.Progress,
+		debug:    opts.AllocationLog,
 	}
 	idx := map[string]int{}
 	for i, n := range sc.Cluster.Nodes {

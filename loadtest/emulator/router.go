@@ -108,6 +108,24 @@ func (e *Emulator) allocate() {
 	for _, n := range e.nodes {
 		nodeIdx[n.name] = n.idx
 	}
+	if e.debug != nil {
+		for _, r := range a.Routes {
+			line := fmt.Sprintf("%6.1fs %s:", e.now, r.Component)
+			for _, g := range r.Groups {
+				line += fmt.Sprintf(" %s=%.3f(%s,%s)", g.Node, g.Share, g.Health, g.Basis)
+				for _, f := range g.Forecasts {
+					line += fmt.Sprintf("[u=%.2f f=%.2f a=%.2f]", f.Utilization, f.Forecast, f.Alpha)
+				}
+			}
+			for _, src := range r.Sources {
+				line += fmt.Sprintf(" | %s(%.2f)->", src.Node, src.Supply)
+				for _, t := range src.To {
+					line += fmt.Sprintf("%s:%.2f ", t.Node, t.Value)
+				}
+			}
+			e.debug(e.run.Label() + " " + line)
+		}
+	}
 	for _, r := range a.Routes {
 		c := e.byName[r.Component]
 		if c == nil {

@@ -3,6 +3,7 @@ package allocate
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/forecast"
@@ -51,7 +52,7 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 		for i, e := range estimates {
 			shares[i] = e.Share
 		}
-		weighted, states, note := applyHealth(trackers[component], s, groups, shares, a.opts.Health.MinWeight)
+		weighted, states, note := applyHealth(trackers[component], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component))
 		if note != "" {
 			r.Notes = append(r.Notes, note)
 		}
@@ -68,18 +69,31 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	return traffic.Allocation{Policy: "artt", Routes: routes}, err
 }
 
-// applyHealth observes each group's health and scales its share: Healthy
+// applyHealth observes each group's health and scales its share. Latency is
+// judged only where it is the group's own (judgeLatency: components that
+// call no other): a caller's latency includes its downstream calls, which
+// locality routing makes differ per node, so it would blame a caller for
+// its callee and move traffic back and forth. Errors count everywhere.
+// Healthy
 // ×1, Degraded × max(MinWeight, score) but never below MinWeight × its fair
 // (replica-count) share, Unhealthy 0. When every group is Unhealthy the
 // shares are kept as they were: there is nowhere else to send the traffic.
-func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group, shares []float64, minWeight float64) ([]float64, []health.State, string) {
+func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group, shares []float64, minWeight float64, judgeLatency bool) ([]float64, []health.State, string) {
 	fair := replicaCountShares(groups)
 	out := make([]float64, len(groups))
 	states := make([]health.State, len(groups))
+	p95s := make([]float64, len(groups))
+	errs := make([]float64, len(groups))
+	for i, g := range groups {
+		p95s[i], errs[i] = groupHealthInputs(g)
+		if !judgeLatency {
+			p95s[i] = math.NaN()
+		}
+	}
 	total := 0.0
 	for i, g := range groups {
-		p95, errRate := groupHealthInputs(g)
-		st := tr.Observe(g.Node, s.At, p95, errRate)
+		obs := health.Observation{P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: medianExcept(p95s, i), PeerErrorRate: medianExcept(errs, i), Utilization: groupUtilization(g)}
+		st := tr.Observe(g.Node, s.At, obs)
 		states[i] = st.State
 		switch st.State {
 		case health.Healthy:
@@ -128,4 +142,37 @@ func groupHealthInputs(g traffic.Group) (p95, errRate float64) {
 		errRate = esum / ew
 	}
 	return p95, errRate
+}
+
+// medianExcept is the median of the finite values other than xs[skip]: a
+// group's peers. NaN when there are none.
+func medianExcept(xs []float64, skip int) float64 {
+	var v []float64
+	for i, x := range xs {
+		if i != skip && !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 1 {
+		return v[n/2]
+	} else {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+}
+
+// groupUtilization is the group's CPU use over its limits (NaN if unknown).
+func groupUtilization(g traffic.Group) float64 {
+	var cpu, limit float64
+	for _, r := range g.Replicas {
+		if math.IsNaN(r.CPU) {
+			return math.NaN()
+		}
+		cpu += r.CPU
+		limit += r.Limit()
+	}
+	return cpu / limit
 }

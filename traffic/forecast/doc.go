@@ -14,23 +14,27 @@
 // ResidualWeight 0.2) of recent squared prediction residuals, floored at
 // MinNoise (1e-4): a noisy replica gets small factors (smooth), a calm one
 // large factors (responsive), and after a long quiet history a change in
-// noise still moves R. Utilisation is CPU ÷ CPU limit.
+// noise still moves R.
+//
+// What is forecast is each replica's utilisation per unit of traffic share,
+// ℓ = (CPU ÷ CPU limit) ÷ (its requests ÷ the component's requests). Raw
+// utilisation would follow the shares ARTT itself sets, and Holt's trend
+// would then extrapolate ARTT's own last step and make it oscillate; ℓ moves
+// only with demand, node speed and contention. The forecast utilisation of a
+// replica at share w is ℓ̂ · w. Without request counts the filter skips the
+// interval (its forecast carries on, its uncertainty grows).
 //
 // # Bounded shifts (shift.go)
 //
-// If utilisation is proportional to traffic share over capacity, the shares
-// that equalise utilisation are w*ᵣ = wᵣ·ū/fᵣ, with fᵣ the forecast and
-// ū = Σw / Σ(w/f) the utilisation all replicas would have when balanced.
-// Applying that step at once overshoots when the proportionality is rough,
-// so the log-step is passed through a sigmoid (tanh):
+// The shares that equalise forecast utilisation are w*ᵣ ∝ 1/ℓ̂ᵣ. Applying
+// that step at once overshoots when utilisation is not quite proportional to
+// share, so the log-step is passed through a sigmoid (tanh):
 //
-//	w'ᵣ ∝ wᵣ · exp(B · tanh(ln(ū/fᵣ) / B)),  B = ln(1 + MaxStep)
+//	w'ᵣ ∝ wᵣ · exp(B · tanh(ln(w*ᵣ/wᵣ) / B)),  B = ln(1 + MaxStep)
 //
 // Small imbalances are corrected in one cycle (tanh x ≈ x); a large one
 // moves a share by at most a factor 1 + MaxStep (0.5) per cycle, so overload
-// cannot swing to the other side. Forecasts are floored at UtilizationFloor
-// (0.01) so an idle replica's share grows by the bounded step, not without
-// limit.
+// cannot swing to the other side. ℓ̂ is floored at UtilizationFloor (0.01).
 //
 // # Warm start (warmstart.go)
 //

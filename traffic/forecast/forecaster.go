@@ -88,6 +88,19 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
 	existing := c.referenceCandidates()
 	meanShare := c.meanShare()
 
+	// The share of the component's requests each replica actually served.
+	var served float64
+	sharesKnown := true
+	for _, g := range groups {
+		for _, r := range g.Replicas {
+			if math.IsNaN(r.Requests) {
+				sharesKnown = false
+			}
+			served += r.Requests
+		}
+	}
+	sharesKnown = sharesKnown && served > 0
+
 	for gi, g := range groups {
 		for _, r := range g.Replicas {
 			present[r.Name] = true
@@ -107,8 +120,11 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
 				c.replicas[r.Name] = st
 			}
 			st.node = r.Node
-			if !math.IsNaN(r.CPU) {
-				st.filter.Update(r.CPU/r.Limit(), c.cfg.Noise)
+			// The observation is utilisation per unit of traffic share: it
+			// moves with demand and node speed, not with the shares ARTT
+			// itself sets, so forecasting it does not chase our own steps.
+			if share := r.Requests / served; sharesKnown && share > 0 && !math.IsNaN(r.CPU) {
+				st.filter.Update(r.CPU/r.Limit()/share, c.cfg.Noise)
 			} else {
 				st.filter.Skip(c.cfg.Noise)
 			}
@@ -127,16 +143,16 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
 	}
 
 	shares := make([]float64, len(all))
-	forecasts := make([]float64, len(all))
+	loads := make([]float64, len(all))
 	for i, e := range all {
 		shares[i] = e.state.share
 		if !(shares[i] > 0) {
 			shares[i] = 1
 		}
-		forecasts[i] = e.state.filter.Forecast()
+		loads[i] = e.state.filter.Forecast()
 	}
 	shares = normalized(shares)
-	shares = boundedShift(shares, forecasts, c.cfg.MaxStep, c.cfg.UtilizationFloor)
+	shares = boundedShift(shares, loads, c.cfg.MaxStep, c.cfg.UtilizationFloor)
 
 	out := make([]GroupEstimate, len(groups))
 	for gi, g := range groups {
@@ -152,7 +168,7 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
 			util = e.r.CPU / e.r.Limit()
 		}
 		g.Forecasts = append(g.Forecasts, traffic.ReplicaForecast{
-			Replica: e.r.Name, Utilization: util, Forecast: forecasts[i],
+			Replica: e.r.Name, Utilization: util, Forecast: loads[i] * shares[i],
 			Alpha: alpha, Beta: beta, Share: shares[i], WarmStartedFrom: e.warm,
 		})
 		if e.warm != "" {

@@ -2,7 +2,9 @@
 // balancers do (see adaptive-lb in the design notes), so that ARTT can react
 // to a failing group at once instead of waiting for its 30 s cycle.
 //
-// States, from each observation of the group's p95 latency and error rate:
+// States, from each observation of the group's p95 latency and error rate
+// (judged against its own baseline and against the other groups of its
+// component, so a slowdown they all share drops none of them):
 //
 //   - Degraded as soon as p95 > DegradedLatencyFactor (2) × baseline or the
 //     error rate > DegradedErrorRate (5%).
@@ -14,8 +16,14 @@
 //     RecoverAfter it is moved to Degraded, where it receives probe traffic,
 //     and it goes back to Unhealthy if it still fails.
 //
+// Latency is only evidence while the group's CPU utilisation is below
+// BusyUtilization (0.8): a group that is slow because it is busy is
+// overloaded, not sick, and moving its traffic is the share estimator's job;
+// penalising it as well drives the other groups into overload in turn. A
+// group slow with idle CPU (pauses, a bad disk, a noisy neighbour) is sick.
+//
 // The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
-// p95 while Healthy. The performance score follows the adaptive-lb quality
+// p95 while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
 // q = clamp(1 − max(0, p95/baseline − 1) − 10·errorRate, MinWeight, 1) with
 // exponential memory of half-life ScoreHalfLife (10 s); entering Unhealthy
 // resets it to MinWeight. Weights: Healthy 1,
@@ -50,6 +58,7 @@ type Config struct {
 	MinWeight              float64
 	ScoreHalfLife          time.Duration
 	BaselineAlpha          float64
+	BusyUtilization        float64
 }
 
 // DefaultConfig returns the documented defaults.
@@ -59,6 +68,7 @@ func DefaultConfig() Config {
 		UnhealthyLatencyFactor: 5, UnhealthyErrorRate: 0.5,
 		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
+		BusyUtilization: 0.8,
 	}
 }
 
@@ -92,9 +102,32 @@ func New(cfg Config) *Tracker {
 	return &Tracker{cfg: cfg, groups: make(map[string]*group)}
 }
 
-// Observe folds one observation of a group into its health. p95Ms and
-// errorRate may be NaN (not measured).
-func (t *Tracker) Observe(key string, at time.Time, p95Ms, errorRate float64) Status {
+// Observation is one interval's measurements of a group and of its peers
+// (the other groups of the same component). Any value may be NaN.
+type Observation struct {
+	P95Ms, ErrorRate         float64
+	PeerP95Ms, PeerErrorRate float64
+	// Utilization is the group's CPU use as a fraction of its limit.
+	Utilization float64
+}
+
+// Observe folds one observation of a group into its health. A group is
+// judged against its own baseline and against its peers: latency counts
+// against p95/max(baseline, peer median p95) and errors as the excess over
+// the peers' median error rate. A slowdown or error burst that every group
+// shares (an overloaded downstream service, a bad release everywhere) is
+// then nobody's fault here, and no group is dropped for it; only a group
+// that is worse than the others is.
+func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
+	p95Ms, errorRate := o.P95Ms, o.ErrorRate
+	if o.Utilization >= t.cfg.BusyUtilization {
+		// Slow because busy: that is load, which the share estimator
+		// corrects, not sickness; latency is no evidence this interval.
+		p95Ms = math.NaN()
+	}
+	if o.PeerErrorRate > 0 && errorRate >= 0 {
+		errorRate = math.Max(0, errorRate-o.PeerErrorRate)
+	}
 	g, ok := t.groups[key]
 	if !ok {
 		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at}
@@ -105,7 +138,11 @@ func (t *Tracker) Observe(key string, at time.Time, p95Ms, errorRate float64) St
 	}
 	ratio, latencyKnown := 1.0, false
 	if p95Ms >= 0 && g.baseline > 0 {
-		ratio, latencyKnown = p95Ms/g.baseline, true
+		ref := g.baseline
+		if o.PeerP95Ms > ref {
+			ref = o.PeerP95Ms
+		}
+		ratio, latencyKnown = p95Ms/ref, true
 	}
 	errKnown := errorRate >= 0
 	if !errKnown {
@@ -146,7 +183,9 @@ func (t *Tracker) Observe(key string, at time.Time, p95Ms, errorRate float64) St
 			} else if g.state == Degraded && at.Sub(g.healthySince) >= t.cfg.RecoverAfter {
 				t.enter(g, Healthy, at)
 			}
-			if g.state == Healthy && latencyKnown {
+			// The baseline learns only from latency that is good by its own
+			// measure, not from a slowdown excused because the peers share it.
+			if g.state == Healthy && latencyKnown && p95Ms <= t.cfg.DegradedLatencyFactor*g.baseline {
 				g.baseline += t.cfg.BaselineAlpha * (p95Ms - g.baseline)
 			}
 		}

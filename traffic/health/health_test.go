@@ -28,7 +28,7 @@ func TestHysteresis(t *testing.T) {
 		{42.5, 100, 0, Healthy, "good for 30.5 s: Healthy"},
 	}
 	for _, s := range steps {
-		got := tr.Observe("g", at(s.t), s.p95, s.err)
+		got := tr.Observe("g", at(s.t), Observation{P95Ms: s.p95, ErrorRate: s.err, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
 		if got.State != s.want {
 			t.Fatalf("t=%vs: %s, want %s (%s)", s.t, got.State, s.want, s.why)
 		}
@@ -52,15 +52,15 @@ func TestHysteresis(t *testing.T) {
 func TestUnhealthyWithoutTrafficGoesHalfOpen(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	tr := New(DefaultConfig())
-	tr.Observe("g", t0, 100, 0)
-	tr.Observe("g", t0.Add(time.Second), 100, 0.9)
-	if s := tr.Observe("g", t0.Add(7*time.Second), 100, 0.9); s.State != Unhealthy {
+	tr.Observe("g", t0, Observation{P95Ms: 100, ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	tr.Observe("g", t0.Add(time.Second), Observation{P95Ms: 100, ErrorRate: 0.9, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	if s := tr.Observe("g", t0.Add(7*time.Second), Observation{P95Ms: 100, ErrorRate: 0.9, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()}); s.State != Unhealthy {
 		t.Fatalf("state %s, want Unhealthy after 6 s of 90%% errors", s.State)
 	}
-	if s := tr.Observe("g", t0.Add(20*time.Second), math.NaN(), math.NaN()); s.State != Unhealthy {
+	if s := tr.Observe("g", t0.Add(20*time.Second), Observation{P95Ms: math.NaN(), ErrorRate: math.NaN(), PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()}); s.State != Unhealthy {
 		t.Errorf("state %s 13 s later without data, want still Unhealthy", s.State)
 	}
-	if s := tr.Observe("g", t0.Add(38*time.Second), math.NaN(), math.NaN()); s.State != Degraded || s.Weight != 0.1 {
+	if s := tr.Observe("g", t0.Add(38*time.Second), Observation{P95Ms: math.NaN(), ErrorRate: math.NaN(), PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()}); s.State != Degraded || s.Weight != 0.1 {
 		t.Errorf("state %s weight %v after 31 s without data, want Degraded at the minimum weight", s.State, s.Weight)
 	}
 }
@@ -68,9 +68,9 @@ func TestUnhealthyWithoutTrafficGoesHalfOpen(t *testing.T) {
 func TestScoreDecays(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	tr := New(DefaultConfig())
-	tr.Observe("g", t0, 100, 0)
-	a := tr.Observe("g", t0.Add(time.Second), 180, 0)
-	b := tr.Observe("g", t0.Add(20*time.Second), 180, 0)
+	tr.Observe("g", t0, Observation{P95Ms: 100, ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	a := tr.Observe("g", t0.Add(time.Second), Observation{P95Ms: 180, ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	b := tr.Observe("g", t0.Add(20*time.Second), Observation{P95Ms: 180, ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
 	// The quality at 180 ms is 1 − (180/baseline − 1); the score moves toward
 	// it with a 10 s half-life.
 	q := 1 - (180/a.BaselineMs - 1)
@@ -80,5 +80,24 @@ func TestScoreDecays(t *testing.T) {
 	want := q + (a.Score-q)*math.Exp2(-19.0/10)
 	if math.Abs(b.Score-want) > 1e-12 {
 		t.Errorf("score %v, want %v", b.Score, want)
+	}
+}
+
+func TestSharedSlowdownDropsNobody(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	tr := New(DefaultConfig())
+	tr.Observe("g", t0, Observation{P95Ms: 100, ErrorRate: 0, PeerP95Ms: 100, PeerErrorRate: 0})
+	// Every group of the component slows to 10× and sees 60% errors, for 20 s.
+	var st Status
+	for s := 1; s <= 20; s++ {
+		st = tr.Observe("g", t0.Add(time.Duration(s)*time.Second), Observation{P95Ms: 1000, ErrorRate: 0.6, PeerP95Ms: 1000, PeerErrorRate: 0.6})
+	}
+	if st.State != Healthy {
+		t.Errorf("state %s after a slowdown every peer shares, want Healthy", st.State)
+	}
+	// The same group alone at 10× its peers is Degraded at once.
+	st = tr.Observe("g", t0.Add(21*time.Second), Observation{P95Ms: 1000, ErrorRate: 0, PeerP95Ms: 100, PeerErrorRate: 0})
+	if st.State != Degraded {
+		t.Errorf("state %s when worse than its peers, want Degraded", st.State)
 	}
 }

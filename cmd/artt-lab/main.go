@@ -1,0 +1,278 @@
+// Command artt-lab runs ARTT and the papers' baselines on an emulated
+// heterogeneous cluster and reports tail latency, timeouts, utilisation and
+// cost side by side, with plots.
+//
+//	artt-lab list                      the built-in scenarios
+//	artt-lab run [flags] SCENARIO...   run built-in names or scenario files
+//	artt-lab validate FILE...          check scenario files
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/report"
+)
+
+const usage = `artt-lab: ARTT on an emulated heterogeneous cluster, beside the baselines.
+
+Usage:
+  artt-lab list
+  artt-lab run [flags] SCENARIO...     SCENARIO is a built-in name or a YAML/JSON file
+  artt-lab validate FILE...
+
+Run flags:
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "artt-lab:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		runFlags(stderr).PrintDefaults()
+		return errors.New("missing command")
+	}
+	switch args[0] {
+	case "list":
+		for _, name := range loadtest.Builtin() {
+			l, err := loadtest.Load(name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%-18s %s\n", name, firstSentence(l.Scenario.Description))
+		}
+		return nil
+	case "validate":
+		if len(args) < 2 {
+			return errors.New("validate: name at least one scenario file")
+		}
+		for _, f := range args[1:] {
+			if _, err := loadtest.Load(f); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s: ok\n", f)
+		}
+		return nil
+	case "run":
+		return runScenarios(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		runFlags(stdout).PrintDefaults()
+		return nil
+	}
+	return fmt.Errorf("unknown command %q (list, run, validate)", args[0])
+}
+
+type runOptions struct {
+	out, traceDir, runs string
+	seed                int64
+	parallel            int
+	noPlots, quiet      bool
+	logAllocations      bool
+}
+
+var opts runOptions
+
+func runFlags(w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.StringVar(&opts.out, "out", "out", "directory for reports; each scenario gets a subdirectory")
+	fs.StringVar(&opts.traceDir, "trace-dir", "", "directory searched for trace files a scenario names")
+	fs.StringVar(&opts.runs, "policies", "", "comma-separated run names or routing policies to keep (default: all runs of the scenario)")
+	fs.Int64Var(&opts.seed, "seed", -1, "random seed (default: the scenario's)")
+	fs.IntVar(&opts.parallel, "parallel", 0, "runs simulated at once (default: number of CPUs)")
+	fs.BoolVar(&opts.noPlots, "no-plots", false, "skip the PNG plots")
+	fs.BoolVar(&opts.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&opts.logAllocations, "log-allocations", false, "write every traffic allocation (shares, health, forecasts, routes) to allocations.log in the report directory")
+	return fs
+}
+
+func runScenarios(args []string, stdout, stderr io.Writer) error {
+	fs := runFlags(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("run: name at least one scenario (artt-lab list shows the built-in ones)")
+	}
+	for _, name := range fs.Args() {
+		l, err := loadtest.Load(name)
+		if err != nil {
+			return err
+		}
+		o := loadtest.Options{TraceDir: opts.traceDir, Parallel: opts.parallel}
+		if opts.seed >= 0 {
+			s := uint64(opts.seed)
+			o.Seed = &s
+		}
+		if opts.runs != "" {
+			o.Runs = strings.Split(opts.runs, ",")
+		}
+		if opts.logAllocations {
+			dir := filepath.Join(opts.out, l.Scenario.Name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			f, err := os.Create(filepath.Join(dir, "allocations.log"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			var mu sync.Mutex
+			o.Emulator.AllocationLog = func(line string) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintln(f, line)
+			}
+		}
+		var bar *progressBar
+		if !opts.quiet {
+			bar = newProgressBar(stderr, l.Scenario.Name)
+			o.Progress = bar.update
+		}
+		start := time.Now()
+		results, err := loadtest.Run(l, o)
+		if bar != nil {
+			bar.done()
+		}
+		if err != nil {
+			return err
+		}
+		if err := write(l, results, time.Since(start), stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func write(l loadtest.Loaded, results []*emulator.Result, took time.Duration, stdout io.Writer) error {
+	dir := filepath.Join(opts.out, l.Scenario.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	seed := results[0].Seed
+	title := fmt.Sprintf("%s (seed %d)", l.Scenario.Name, seed)
+	var md strings.Builder
+	if err := report.Markdown(&md, title, results); err != nil {
+		return err
+	}
+	var events, hops int64
+	for _, r := range results {
+		events += r.Events
+		hops += r.Hops
+	}
+	fmt.Fprintf(&md, "\n%s\n\nSimulated %s per run; %d events and %d request hops in %s of wall time.\n",
+		strings.TrimSpace(l.Scenario.Description), l.Scenario.Duration.Duration, events, hops, took.Round(time.Millisecond))
+	files := map[string]func(io.Writer) error{
+		"report.md":   func(w io.Writer) error { _, err := io.WriteString(w, md.String()); return err },
+		"report.csv":  func(w io.Writer) error { return report.CSV(w, results) },
+		"report.json": func(w io.Writer) error { return report.JSON(w, results) },
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		f, err := os.Create(filepath.Join(dir, n))
+		if err != nil {
+			return err
+		}
+		werr := files[n](f)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("write %s: %w", n, err)
+		}
+	}
+	fmt.Fprintln(stdout, md.String())
+	written := []string{filepath.Join(dir, "report.md"), filepath.Join(dir, "report.csv"), filepath.Join(dir, "report.json")}
+	if !opts.noPlots {
+		plots, err := report.Plots(dir, l.Scenario.Name, results)
+		if err != nil {
+			return err
+		}
+		written = append(written, plots...)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n\n", strings.Join(written, ", "))
+	return nil
+}
+
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+// progressBar shows each run's progress on one line.
+type progressBar struct {
+	mu       sync.Mutex
+	w        io.Writer
+	name     string
+	runs     map[string]float64
+	order    []string
+	lastDraw time.Time
+	terminal bool
+}
+
+// newProgressBar draws on w when it is a terminal and prints one line per
+// scenario otherwise (CI logs).
+func newProgressBar(w io.Writer, name string) *progressBar {
+	terminal := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			terminal = true
+		}
+	}
+	return &progressBar{w: w, name: name, runs: map[string]float64{}, terminal: terminal}
+}
+
+func (b *progressBar) update(run string, frac float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.runs[run]; !ok {
+		b.order = append(b.order, run)
+	}
+	b.runs[run] = frac
+	if time.Since(b.lastDraw) < 200*time.Millisecond && frac < 1 {
+		return
+	}
+	b.lastDraw = time.Now()
+	total := 0.0
+	for _, f := range b.runs {
+		total += f
+	}
+	n := len(b.runs)
+	const width = 30
+	filled := int(width * total / float64(n))
+	if b.terminal {
+		fmt.Fprintf(b.w, "\r%-16s [%s%s] %3.0f%% of %d runs", b.name, strings.Repeat("#", filled), strings.Repeat(".", width-filled), 100*total/float64(n), n)
+	}
+}
+
+func (b *progressBar) done() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.terminal {
+		fmt.Fprintln(b.w)
+	} else {
+		fmt.Fprintf(b.w, "%s: %d runs done\n", b.name, len(b.runs))
+	}
+}

@@ -1,0 +1,205 @@
+// Package loadtest is artt-lab: it loads scenarios (built in or from files),
+// builds their workloads, runs each policy combination on the emulator
+// (package emulator), and hands the results to package report.
+package loadtest
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/scenario"
+	"github.com/artt-dev/artt/loadtest/workload"
+)
+
+//go:embed scenarios/*.yaml
+var builtin embed.FS
+
+// Builtin lists the scenarios shipped with artt-lab.
+func Builtin() []string {
+	entries, _ := fs.ReadDir(builtin, "scenarios")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	return names
+}
+
+// Loaded is a parsed scenario and where to resolve its relative paths.
+type Loaded struct {
+	Scenario *scenario.Scenario
+	// Dir is the scenario file's directory ("" for built-ins).
+	Dir string
+}
+
+// Load reads a built-in scenario by name or a scenario file by path.
+func Load(nameOrPath string) (Loaded, error) {
+	if data, err := builtin.ReadFile("scenarios/" + nameOrPath + ".yaml"); err == nil {
+		sc, err := scenario.Parse(data)
+		if err != nil {
+			return Loaded{}, fmt.Errorf("built-in scenario %s: %w", nameOrPath, err)
+		}
+		return Loaded{Scenario: sc}, nil
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		return Loaded{}, fmt.Errorf("%q is neither a built-in scenario (%s) nor a readable file: %w", nameOrPath, strings.Join(Builtin(), ", "), err)
+	}
+	sc, err := scenario.Parse(data)
+	if err != nil {
+		return Loaded{}, fmt.Errorf("%s: %w", nameOrPath, err)
+	}
+	return Loaded{Scenario: sc, Dir: filepath.Dir(nameOrPath)}, nil
+}
+
+// Options tune a lab run.
+type Options struct {
+	// TraceDir is searched for trace files not found next to the scenario.
+	TraceDir string
+	// Seed, when non-nil, replaces the scenario's seed.
+	Seed *uint64
+	// Runs, when non-empty, keeps only runs whose label or routing policy is listed.
+	Runs []string
+	// Parallel bounds the runs simulated at once (default GOMAXPROCS).
+	Parallel int
+	// Progress receives (run label, fraction done) as runs advance.
+	Progress func(run string, fraction float64)
+	// Emulator passes options through to every run.
+	Emulator emulator.Options
+}
+
+// Rate builds a scenario's arrival rate.
+func Rate(l Loaded, traceDir string) (workload.Rate, error) {
+	w := l.Scenario.Workload
+	switch w.Type {
+	case "constant":
+		return workload.Constant(w.Rate), nil
+	case "steps":
+		r := workload.Rate{}
+		if w.Steps[0].At.Duration > 0 {
+			r.Starts, r.Values = []float64{0}, []float64{0}
+		}
+		for _, s := range w.Steps {
+			r.Starts = append(r.Starts, s.At.Seconds())
+			r.Values = append(r.Values, s.Rate)
+		}
+		return r, nil
+	}
+	t := w.Trace
+	var data []byte
+	if t.File == "nasa" {
+		data = workload.NASA
+	} else {
+		path, err := findTrace(t.File, l.Dir, traceDir)
+		if err != nil {
+			return workload.Rate{}, err
+		}
+		if data, err = os.ReadFile(path); err != nil {
+			return workload.Rate{}, fmt.Errorf("workload.trace.file: %w", err)
+		}
+	}
+	series, err := workload.ParseCSV(data, t.Column)
+	if err != nil {
+		return workload.Rate{}, fmt.Errorf("workload.trace.file %s: %w", t.File, err)
+	}
+	rate, err := workload.Replay(series, t.Start, t.SecondsPerRow, l.Scenario.Duration.Seconds()+l.Scenario.Workload.Timeout.Seconds(), t.MinRate, t.MaxRate)
+	if err != nil {
+		return workload.Rate{}, fmt.Errorf("workload.trace: %w", err)
+	}
+	return rate, nil
+}
+
+func findTrace(file, dir, traceDir string) (string, error) {
+	candidates := []string{file}
+	if !filepath.IsAbs(file) {
+		candidates = nil
+		for _, base := range []string{dir, traceDir} {
+			if base != "" {
+				candidates = append(candidates, filepath.Join(base, file))
+			}
+		}
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("workload.trace.file = %q: not found next to the scenario or in --trace-dir (%q)", file, traceDir)
+}
+
+// Run simulates every selected run of a scenario and returns the results
+// in the scenario's run order.
+func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
+	sc := *l.Scenario
+	if opts.Seed != nil {
+		sc.Seed = *opts.Seed
+	}
+	runs := sc.Runs
+	if len(opts.Runs) > 0 {
+		runs = slices.DeleteFunc(slices.Clone(runs), func(r scenario.Run) bool {
+			return !slices.Contains(opts.Runs, r.Label()) && !slices.Contains(opts.Runs, r.Routing)
+		})
+		if len(runs) == 0 {
+			var labels []string
+			for _, r := range sc.Runs {
+				labels = append(labels, r.Label())
+			}
+			return nil, fmt.Errorf("no run of %s matches %v; its runs are %v", sc.Name, opts.Runs, labels)
+		}
+	}
+	rate, err := Rate(Loaded{Scenario: &sc, Dir: l.Dir}, opts.TraceDir)
+	if err != nil {
+		return nil, err
+	}
+	parallel := opts.Parallel
+	if parallel < 1 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	results := make([]*emulator.Result, len(runs))
+	errs := make([]error, len(runs))
+	if opts.Progress != nil {
+		for _, run := range runs {
+			opts.Progress(run.Label(), 0)
+		}
+	}
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, run := range runs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			eo := opts.Emulator
+			if opts.Progress != nil {
+				label, total := run.Label(), sc.Duration.Seconds()
+				eo.Progress = func(t float64) { opts.Progress(label, min(t/total, 1)) }
+			}
+			e, err := emulator.New(&sc, run, rate, eo)
+			if err != nil {
+				errs[i] = fmt.Errorf("run %s: %w", run.Label(), err)
+				return
+			}
+			if results[i], err = e.Run(); err != nil {
+				errs[i] = fmt.Errorf("run %s: %w", run.Label(), err)
+			}
+			if opts.Progress != nil {
+				opts.Progress(run.Label(), 1)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
