@@ -1,0 +1,77 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/artt-dev/artt/loadtest/emulator"
+)
+
+func results() []*emulator.Result {
+	return []*emulator.Result{
+		{Scenario: "s", Run: "heart", Seed: 3, Requests: 100, Succeeded: 98, Timeouts: 2, SuccessRate: 0.98,
+			MeanMs: 12.5, P50Ms: 10, P90Ms: 20, P99Ms: 40, P999Ms: 50, LatenciesMs: []float64{5, 10, 20, 40, 50},
+			UtilMean: 0.5, UtilGap: 0.1, ReplicaSeconds: 600, Pods: []emulator.PodResult{{Name: "a-0", Utilization: 0.5}},
+			Series: []emulator.Point{{T: 15, Rate: 10, P99Ms: 40, Replicas: map[string]int{"a": 2}}}},
+		{Scenario: "s", Run: "random", Seed: 3, Requests: 100, Timeouts: 100, MeanMs: math.NaN(), P50Ms: math.NaN(),
+			P90Ms: math.NaN(), P99Ms: math.NaN(), P999Ms: math.NaN(), UtilMean: 0.9, UtilMin: math.NaN(),
+			Series: []emulator.Point{{T: 15, Rate: 10, P99Ms: math.NaN(), Replicas: map[string]int{"a": 2}}}},
+	}
+}
+
+func TestMarkdownAndCSV(t *testing.T) {
+	var md bytes.Buffer
+	if err := Markdown(&md, "s (seed 3)", results()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| heart | 100 | 98.0% | 2 | 0 | 12.5 | 10.0 | 20.0 | 40.0 | 50.0 | 50.0% | 10.0% | 600 | 0 |", "| random | 100 | 0.0% | 100 | 0 | – |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var c bytes.Buffer
+	if err := CSV(&c, results()); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(c.String(), "\n"); lines != 3 {
+		t.Errorf("CSV has %d lines, want a header and two rows", lines)
+	}
+}
+
+func TestJSONHasNoNaN(t *testing.T) {
+	var b bytes.Buffer
+	if err := JSON(&b, results()); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	runs := doc["runs"].([]any)
+	random := runs[1].(map[string]any)
+	if random["p99Ms"] != nil || random["requests"].(float64) != 100 {
+		t.Errorf("random run %v: want p99Ms null and requests 100", random)
+	}
+}
+
+func TestPlotsWritePNGs(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := Plots(dir, "s", results())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 4 {
+		t.Fatalf("%d plots", len(paths))
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || len(data) < 5000 {
+			t.Errorf("%s: not a plausible PNG (%d bytes, %v)", filepath.Base(p), len(data), err)
+		}
+	}
+}

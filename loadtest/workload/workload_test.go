@@ -1,0 +1,103 @@
+package workload
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestRateAtAndMean(t *testing.T) {
+	r := Rate{Starts: []float64{0, 10, 20}, Values: []float64{5, 0, 20}}
+	for _, c := range []struct{ t, want float64 }{{0, 5}, {9.9, 5}, {10, 0}, {15, 0}, {25, 20}} {
+		if got := r.At(c.t); got != c.want {
+			t.Errorf("At(%v) = %v, want %v", c.t, got, c.want)
+		}
+	}
+	if got := r.Mean(30); math.Abs(got-(50+200)/30.0) > 1e-12 {
+		t.Errorf("Mean(30) = %v", got)
+	}
+}
+
+func TestPoissonArrivalsMatchRate(t *testing.T) {
+	r := Rate{Starts: []float64{0, 100}, Values: []float64{50, 0}}
+	rng := rand.New(rand.NewPCG(1, 1))
+	n := 0
+	for at := r.Next(0, rng); !math.IsInf(at, 1); at = r.Next(at, rng) {
+		if at >= 100 {
+			t.Fatalf("arrival at %v while the rate is 0", at)
+		}
+		n++
+	}
+	// 5,000 expected, standard deviation ≈ 71.
+	if n < 4700 || n > 5300 {
+		t.Errorf("%d arrivals in 100 s at 50/s", n)
+	}
+}
+
+func TestParseCSVFillsOmittedMinutesAndSplicesGaps(t *testing.T) {
+	csv := "minute,count\n" +
+		"1995-07-01 00:00:00,10\n" +
+		"1995-07-01 00:01:00,20\n" +
+		"1995-07-01 00:04:00,30\n" + // two omitted minutes → zeros
+		"1995-07-01 03:00:00,40\n" // a gap of 176 minutes → missing data, spliced
+	s, err := ParseCSV([]byte(csv), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{10, 20, 0, 0, 30, 40}
+	if len(s.Values) != len(want) {
+		t.Fatalf("values %v, want %v", s.Values, want)
+	}
+	for i := range want {
+		if s.Values[i] != want[i] {
+			t.Fatalf("values %v, want %v", s.Values, want)
+		}
+	}
+	if s.Filled != 2 || s.Spliced != 1 {
+		t.Errorf("filled %d spliced %d, want 2 and 1", s.Filled, s.Spliced)
+	}
+}
+
+func TestParseCSVErrors(t *testing.T) {
+	cases := []struct{ csv, column, says string }{
+		{"a,b\n1,x\n", "", `line 2 column b = "x"`},
+		{"a,b\n1,-3\n", "", "want a number ≥ 0"},
+		{"a,b\n1,2\n", "Volume", `column "Volume" not in header`},
+		{"a,b\n", "", "no rows"},
+	}
+	for _, c := range cases {
+		if _, err := ParseCSV([]byte(c.csv), c.column); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("ParseCSV(%q): error %v, want %q", c.csv, err, c.says)
+		}
+	}
+}
+
+func TestReplayMapsLinearly(t *testing.T) {
+	s := Series{Values: []float64{0, 5, 10, 100, 7}}
+	r, err := Replay(s, 1, 2, 6, 100, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows 5, 10, 100 span [5, 100] → [100, 200].
+	want := []float64{100, 100 + 100*5.0/95, 200}
+	for i, w := range want {
+		if math.Abs(r.Values[i]-w) > 1e-9 || r.Starts[i] != float64(2*i) {
+			t.Fatalf("rate %v at %v, want %v", r.Values, r.Starts, want)
+		}
+	}
+	if _, err := Replay(s, 3, 2, 6, 1, 2); err == nil {
+		t.Error("replaying past the end: no error")
+	}
+}
+
+func TestEmbeddedNASA(t *testing.T) {
+	s, err := ParseCSV(NASA, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 7 days of minutes; the week has no gap longer than maxFill.
+	if len(s.Values) != 7*24*60 || s.Spliced != 0 {
+		t.Errorf("%d rows (%d filled, %d spliced), want 10080", len(s.Values), s.Filled, s.Spliced)
+	}
+}
