@@ -6,12 +6,16 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build test test-unit test-keda vet fmt-check bench proto clean
+.PHONY: all build demo test test-unit test-keda vet fmt-check bench proto clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
+
+## demo: ARTT and the baselines on an emulated cluster, no cluster needed (report and plots in out/demo)
+demo:
+	$(GO) run ./cmd/artt-lab run --out out demo
 
 ## test: every test of both modules (needs Prometheus; see .ci/run)
 test: vet fmt-check test-unit test-keda
@@ -32,7 +36,7 @@ fmt-check:
 
 ## bench: the benchmarks quoted in the README
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler
+	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./traffic/allocate ./loadtest/emulator
 
 ## proto: regenerate the KEDA external scaler stubs from proto/
 proto:
