@@ -5,9 +5,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/report"
+	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/traffic/allocate"
 )
 
@@ -155,4 +157,9 @@ func TestNodeFailureIsSurvived(t *testing.T) {
 			t.Errorf("%s: success %v after a node failure", r.Run, r.SuccessRate)
 		}
 	}
+}
+// yamlEvent appends a node event at the given second and revalidates.
+func yamlEvent(sc *scenario.Scenario, typ, node string, at int) error {
+	sc.Events = append(sc.Events, scenario.Event{Type: typ, Node: node, At: scenario.Duration{Duration: time.Duration(at) * time.Second}})
+	return sc.FillAndValidate()
 }

@@ -41,7 +41,7 @@ func BenchmarkEmulator(b *testing.B) {
 func chain(routing string) *scenario.Scenario {
 	sc := &scenario.Scenario{
 		Name: "bench", Duration: scenario.Duration{Duration: 10 * time.Minute}, Seed: 1,
-		Cluster: scenario.Cluster{Delays: scenario.Delays{DefaultMs: 0.5, JitterMs: 0.1}},
+		Cluster:  scenario.Cluster{Delays: scenario.Delays{DefaultMs: 0.5, JitterMs: 0.1}},
 		Workload: scenario.Workload{Type: "constant", Rate: 300},
 		Runs:     []scenario.Run{{Routing: routing}},
 	}
