@@ -4,6 +4,7 @@
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+COPY internal/promtest/go.mod internal/promtest/
 RUN go mod download
 COPY . .
 ARG CMD=artt-scaler

@@ -29,6 +29,7 @@ test-keda:
 
 vet:
 	$(GO) vet ./...
+	cd internal/promtest && $(GO) vet ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \

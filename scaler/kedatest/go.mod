@@ -2,10 +2,7 @@ module github.com/artt-dev/artt/scaler/kedatest
 
 go 1.26.0
 
-replace github.com/artt-dev/artt => ../..
-
 require (
-	github.com/artt-dev/artt v0.0.0-00010101000000-000000000000
 	github.com/kedacore/keda/v2 v2.21.0
 	k8s.io/api v0.36.4
 )
@@ -52,6 +49,7 @@ require (
 	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
 	github.com/arangodb/go-driver/v2 v2.4.1 // indirect
 	github.com/arangodb/go-velocypack v0.0.0-20200318135517-5af53c29c67e // indirect
+	github.com/artt-dev/artt/internal/promtest v0.0.0
 	github.com/aws/aws-msk-iam-sasl-signer-go v1.0.4 // indirect
 	github.com/aws/aws-sdk-go-v2 v1.47.0 // indirect
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.20 // indirect
@@ -298,3 +296,5 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+replace github.com/artt-dev/artt/internal/promtest => ../../internal/promtest

@@ -1,0 +1,3 @@
+module github.com/artt-dev/artt/internal/promtest
+
+go 1.26
