@@ -8,8 +8,14 @@ import (
 
 // Snapshot is everything an allocator sees about the cluster at one moment.
 type Snapshot struct {
-	// At is when the measurements were taken; health hysteresis runs on it.
+	// At is when the decision is made; health hysteresis runs on it.
 	At time.Time
+	// MeasuredAt is when the measurements were taken. A snapshot that
+	// repeats the measurements of the previous one (an event between cycles:
+	// a pod deleted, a node NotReady) must carry the same MeasuredAt, so the
+	// stateful policies re-route with what they know instead of counting the
+	// same observation twice. Zero means "always new".
+	MeasuredAt time.Time
 	// Nodes of the cluster.
 	Nodes []Node
 	// Components are the microservices.

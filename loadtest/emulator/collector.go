@@ -68,6 +68,7 @@ type collector struct {
 	allocations    int
 	cpuAtWarmup    map[int]float64
 	warmed         bool
+	sampledAt      float64
 }
 
 func newCollector(e *Emulator) *collector {
@@ -132,6 +133,7 @@ func (c *collector) threshold(comp *component, v float64) { c.thresholds[comp.sp
 // sampled closes a sample interval's series point.
 func (c *collector) sampled() {
 	e := c.e
+	c.sampledAt = e.now
 	if !c.warmed && e.now >= e.warmup {
 		c.warmed = true
 		for _, p := range e.pods {

@@ -147,7 +147,10 @@ func (e *Emulator) allocate() {
 // would: the last sample's per-pod CPU, request rate, p95 latency and error
 // rate; probed delays with jitter; pods and nodes as the API reports them.
 func (e *Emulator) snapshot() traffic.Snapshot {
-	s := traffic.Snapshot{At: time.Unix(0, 0).Add(time.Duration(e.now * float64(time.Second)))}
+	at := func(sec float64) time.Time { return time.Unix(0, 0).Add(time.Duration(sec * float64(time.Second))) }
+	// Events between samples repeat the last sample's measurements, and say
+	// so, as artt-traffic does.
+	s := traffic.Snapshot{At: at(e.now), MeasuredAt: at(e.res.sampledAt)}
 	for _, n := range e.nodes {
 		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: "lab/zone/" + n.name})
 	}

@@ -238,3 +238,48 @@ func TestAllocateRejectsBadSnapshots(t *testing.T) {
 		t.Errorf("empty snapshot: %v, %v; want no routes and no error", empty, err)
 	}
 }
+
+// An event between cycles repeats the last measurements (same MeasuredAt):
+// the policy must re-route around the change without learning from the same
+// data twice, so repeating an unchanged snapshot changes nothing.
+func TestRepeatedMeasurementsAreNotLearntTwice(t *testing.T) {
+	for _, name := range []string{"artt", "heart"} {
+		p := mustPolicy(t, name, DefaultOptions())
+		s := pair(2, 0.5)
+		s.MeasuredAt = time.Unix(100, 0)
+		first, err := p.Allocate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.At = time.Unix(110, 0)
+		again, err := p.Allocate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(routing(first), routing(again)) {
+			t.Errorf("%s: the same measurements gave different routes:\n%+v\n%+v", name, first.Routes, again.Routes)
+		}
+		s.MeasuredAt = time.Unix(115, 0)
+		next, err := p.Allocate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "artt" && reflect.DeepEqual(routing(first), routing(next)) {
+			t.Errorf("%s: new measurements of an imbalance did not move the shares", name)
+		}
+	}
+}
+
+// routing keeps what the data plane sees: the sources' fractions and the
+// group shares.
+func routing(a traffic.Allocation) [][]any {
+	var out [][]any
+	for _, r := range a.Routes {
+		row := []any{r.Component, r.Sources}
+		for _, g := range r.Groups {
+			row = append(row, g.Node, g.Share)
+		}
+		out = append(out, row)
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/forecast"
@@ -15,6 +16,7 @@ type ARTT struct {
 	opts     Options
 	forecast *forecast.Estimator
 	health   map[string]*health.Tracker
+	measured time.Time
 }
 
 // NewARTT returns ARTT with empty estimates.
@@ -26,12 +28,15 @@ func NewARTT(opts Options) *ARTT {
 func (*ARTT) Name() string { return "artt" }
 
 // Allocate runs one ARTT cycle. Call it every cycle and again at once when
-// a pod or node fails: health hysteresis runs on the snapshots' times.
+// a pod or node fails, with the same MeasuredAt when the measurements did not
+// change: the groups are re-routed without learning from them twice.
 func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	x, err := traffic.NewIndex(s)
 	if err != nil {
 		return traffic.Allocation{}, err
 	}
+	fresh := s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(a.measured)
+	a.measured = s.MeasuredAt
 	estimators := make(map[string]*forecast.ComponentEstimator)
 	trackers := make(map[string]*health.Tracker)
 	for _, d := range x.Downstreams() {
@@ -46,13 +51,13 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 		if !ok {
 			return traffic.Route{}, false, nil
 		}
-		estimates := estimators[component].Estimate(groups)
+		estimates := estimators[component].Estimate(groups, fresh)
 		r := traffic.Route{Component: component}
 		shares := make([]float64, len(groups))
 		for i, e := range estimates {
 			shares[i] = e.Share
 		}
-		weighted, states, note := applyHealth(trackers[component], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component))
+		weighted, states, note := applyHealth(trackers[component], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), fresh)
 		if note != "" {
 			r.Notes = append(r.Notes, note)
 		}
@@ -78,7 +83,7 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 // ×1, Degraded × max(MinWeight, score) but never below MinWeight × its fair
 // (replica-count) share, Unhealthy 0. When every group is Unhealthy the
 // shares are kept as they were: there is nowhere else to send the traffic.
-func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group, shares []float64, minWeight float64, judgeLatency bool) ([]float64, []health.State, string) {
+func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group, shares []float64, minWeight float64, judgeLatency, fresh bool) ([]float64, []health.State, string) {
 	fair := replicaCountShares(groups)
 	out := make([]float64, len(groups))
 	states := make([]health.State, len(groups))
@@ -93,7 +98,10 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 	total := 0.0
 	for i, g := range groups {
 		obs := health.Observation{P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: medianExcept(p95s, i), PeerErrorRate: medianExcept(errs, i), Utilization: groupUtilization(g)}
-		st := tr.Observe(g.Node, s.At, obs)
+		st := tr.Status(g.Node)
+		if fresh {
+			st = tr.Observe(g.Node, s.At, obs)
+		}
 		states[i] = st.State
 		switch st.State {
 		case health.Healthy:

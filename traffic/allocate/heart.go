@@ -1,6 +1,8 @@
 package allocate
 
 import (
+	"time"
+
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/atpm"
 	"github.com/artt-dev/artt/traffic/ntam"
@@ -8,8 +10,9 @@ import (
 
 // HEART is ATPM's load shares routed by NTAM.
 type HEART struct {
-	opts Options
-	atpm *atpm.Estimator
+	opts     Options
+	atpm     *atpm.Estimator
+	measured time.Time
 }
 
 // NewHEART returns HEART with empty estimates.
@@ -26,6 +29,8 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	if err != nil {
 		return traffic.Allocation{}, err
 	}
+	fresh := s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(h.measured)
+	h.measured = s.MeasuredAt
 	estimators := make(map[string]*atpm.ComponentEstimator)
 	for _, d := range x.Downstreams() {
 		estimators[d] = h.atpm.Component(d)
@@ -35,7 +40,7 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 		if !ok {
 			return traffic.Route{}, false, nil
 		}
-		shares := estimators[component].Estimate(groups)
+		shares := estimators[component].Estimate(groups, fresh)
 		r := traffic.Route{Component: component}
 		demands := make([]traffic.Amount, len(shares))
 		for i, sh := range shares {

@@ -102,8 +102,10 @@ type groupState struct {
 }
 
 // Estimate updates the estimates from this cycle's groups and returns their
-// shares, in the order of groups.
-func (c *ComponentEstimator) Estimate(groups []traffic.Group) []Share {
+// shares, in the order of groups. With fresh false the measurements were
+// seen before: nothing is learnt from them again, and only the group set
+// (pods or nodes gone or back) changes the shares.
+func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Share {
 	out := make([]Share, len(groups))
 	present := make(map[string]bool, len(groups))
 	validSum, valid := 0.0, 0
@@ -112,6 +114,9 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []Share {
 		out[i] = Share{Node: g.Node, Replicas: names(g)}
 		load, ok := groupLoad(g)
 		st := c.groups[g.Node]
+		if !fresh && st != nil {
+			ok = false // seen already: reuse the estimate
+		}
 		switch {
 		case ok && st == nil:
 			st = &groupState{ewma: load}
@@ -135,6 +140,9 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []Share {
 		}
 	}
 	for node, st := range c.groups {
+		if !fresh {
+			break
+		}
 		if present[node] {
 			st.missed = 0
 		} else if st.missed++; st.missed > c.cfg.ForgetAfter {

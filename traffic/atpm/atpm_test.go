@@ -25,7 +25,7 @@ func TestEstimateHandWorked(t *testing.T) {
 	e := New(DefaultConfig()).Component("c")
 	// Per-request CPU: fast 0.01 s, slow 0.02 s (twice as slow): capacities
 	// 1/0.01 = 100 and 1/0.02 = 50 requests per second → shares 2/3 and 1/3.
-	got := e.Estimate([]traffic.Group{group("fast", rep(0.5, 50)), group("slow", rep(1.0, 50))})
+	got := e.Estimate([]traffic.Group{group("fast", rep(0.5, 50)), group("slow", rep(1.0, 50))}, true)
 	if math.Abs(got[0].Share-2.0/3) > 1e-12 || math.Abs(got[1].Share-1.0/3) > 1e-12 {
 		t.Errorf("shares %v / %v, want 2/3 / 1/3", got[0].Share, got[1].Share)
 	}
@@ -37,7 +37,7 @@ func TestEstimateHandWorked(t *testing.T) {
 func TestReplicasWithoutRequestsAreExcludedFromLoad(t *testing.T) {
 	e := New(DefaultConfig()).Component("c")
 	// The idle replica's CPU (0.3, no requests) must not raise the load.
-	got := e.Estimate([]traffic.Group{group("n1", rep(0.5, 50), rep(0.3, 0))})
+	got := e.Estimate([]traffic.Group{group("n1", rep(0.5, 50), rep(0.3, 0))}, true)
 	if got[0].Load != 0.01 {
 		t.Errorf("load %v, want 0.5/50 = 0.01", got[0].Load)
 	}
@@ -45,13 +45,13 @@ func TestReplicasWithoutRequestsAreExcludedFromLoad(t *testing.T) {
 
 func TestMissingDataRules(t *testing.T) {
 	e := New(DefaultConfig()).Component("c")
-	e.Estimate([]traffic.Group{group("a", rep(0.5, 50)), group("b", rep(1.0, 50))})
+	e.Estimate([]traffic.Group{group("a", rep(0.5, 50)), group("b", rep(1.0, 50))}, true)
 	// Next cycle: b reports nothing, c is new and reports nothing.
 	got := e.Estimate([]traffic.Group{
 		group("a", rep(0.4, 40)),
 		group("b", rep(math.NaN(), math.NaN())),
 		group("c", rep(math.NaN(), 0)),
-	})
+	}, true)
 	if got[1].Basis != BasisPrevious || got[1].Load != 0.02 {
 		t.Errorf("b = %+v, want its previous EWMA 0.02", got[1])
 	}
@@ -62,7 +62,7 @@ func TestMissingDataRules(t *testing.T) {
 
 func TestAllZeroSplitsEquallyPerReplica(t *testing.T) {
 	e := New(DefaultConfig()).Component("c")
-	got := e.Estimate([]traffic.Group{group("a", rep(0, 0), rep(0, 0)), group("b", rep(0, 0))})
+	got := e.Estimate([]traffic.Group{group("a", rep(0, 0), rep(0, 0)), group("b", rep(0, 0))}, true)
 	if got[0].Share != 2.0/3 || got[1].Share != 1.0/3 || got[0].Basis != BasisEqual {
 		t.Errorf("shares %+v, want an equal split per replica (2/3, 1/3)", got)
 	}
@@ -74,12 +74,12 @@ func TestAlphaAdaptsToVolatility(t *testing.T) {
 	jumpy := New(cfg).Component("c")
 	var a, b []Share
 	for i := range 6 {
-		a = calm.Estimate([]traffic.Group{group("n", rep(0.5, 50))})
+		a = calm.Estimate([]traffic.Group{group("n", rep(0.5, 50))}, true)
 		load := 0.5
 		if i%2 == 1 {
 			load = 1.5
 		}
-		b = jumpy.Estimate([]traffic.Group{group("n", rep(load, 50))})
+		b = jumpy.Estimate([]traffic.Group{group("n", rep(load, 50))}, true)
 	}
 	if a[0].Alpha != cfg.AlphaMax {
 		t.Errorf("calm load α = %v, want AlphaMax %v", a[0].Alpha, cfg.AlphaMax)

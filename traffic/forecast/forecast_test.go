@@ -81,7 +81,7 @@ func TestSharesMoveAwayFromSlowNode(t *testing.T) {
 			{Component: "c", Node: "slow", Replicas: []traffic.Replica{replicaAt("s1", "slow", shares["slow"]*rps*0.010, shares["slow"]*rps)}},
 		}
 		prev := shares["slow"]
-		est = e.Estimate(groups)
+		est = e.Estimate(groups, true)
 		shares["fast"], shares["slow"] = est[0].Share, est[1].Share
 		if shares["slow"] < prev/1.5-1e-9 {
 			t.Fatalf("slow share fell from %v to %v: more than the bounded step", prev, shares["slow"])
@@ -107,10 +107,10 @@ func TestWarmStart(t *testing.T) {
 		return []traffic.Group{a, b}
 	}
 	for range 6 {
-		e.Estimate(groups())
+		e.Estimate(groups(), true)
 	}
 	// A new replica on n2 with no CPU data yet.
-	est := e.Estimate(groups(replicaAt("new", "n2", math.NaN(), math.NaN())))
+	est := e.Estimate(groups(replicaAt("new", "n2", math.NaN(), math.NaN())), true)
 	var fc traffic.ReplicaForecast
 	for _, f := range est[1].Forecasts {
 		if f.Replica == "new" {

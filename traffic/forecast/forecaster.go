@@ -75,7 +75,10 @@ const (
 
 // Estimate updates every replica's filter with this interval's CPU, warm
 // starts new replicas, and returns the groups' shares (in groups' order).
-func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
+// With fresh false the measurements were seen before: filters are not
+// updated and shares not shifted again; replicas that left drop out and new
+// ones are warm-started, and the shares are renormalised.
+func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []GroupEstimate {
 	type entry struct {
 		r     traffic.Replica
 		group int
@@ -120,6 +123,10 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
 				c.replicas[r.Name] = st
 			}
 			st.node = r.Node
+			if !fresh {
+				all = append(all, entry{r: r, group: gi, state: st, warm: warm})
+				continue
+			}
 			// The observation is utilisation per unit of traffic share: it
 			// moves with demand and node speed, not with the shares ARTT
 			// itself sets, so forecasting it does not chase our own steps.
@@ -132,6 +139,9 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
 		}
 	}
 	for name, st := range c.replicas {
+		if !fresh {
+			break
+		}
 		if present[name] {
 			st.missed = 0
 		} else if st.missed++; st.missed > c.cfg.ForgetAfter {
@@ -152,7 +162,9 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group) []GroupEstimate {
 		loads[i] = e.state.filter.Forecast()
 	}
 	shares = normalized(shares)
-	shares = boundedShift(shares, loads, c.cfg.MaxStep, c.cfg.UtilizationFloor)
+	if fresh {
+		shares = boundedShift(shares, loads, c.cfg.MaxStep, c.cfg.UtilizationFloor)
+	}
 
 	out := make([]GroupEstimate, len(groups))
 	for gi, g := range groups {

@@ -217,6 +217,16 @@ func (t *Tracker) status(g *group) Status {
 	return st
 }
 
+// Status returns a group's current health without observing anything
+// (Healthy with weight 1 for an unknown group).
+func (t *Tracker) Status(key string) Status {
+	g, ok := t.groups[key]
+	if !ok {
+		return Status{State: Healthy, Weight: 1, Score: 1, BaselineMs: math.NaN()}
+	}
+	return t.status(g)
+}
+
 // Forget drops groups not observed since before.
 func (t *Tracker) Forget(before time.Time) {
 	for k, g := range t.groups {
