@@ -111,3 +111,41 @@ func TestScalerMutualTLSOverlay(t *testing.T) {
 		t.Errorf("readiness probe still uses plaintext gRPC under mutual TLS: %s", got)
 	}
 }
+
+func TestTrafficBase(t *testing.T) {
+	m := build(t, "traffic")
+	d := find(t, m, "Deployment", "artt-traffic")
+	c := []string{"spec", "template", "spec", "containers", "[name=artt-traffic]"}
+	checks := []struct {
+		path []string
+		want string
+	}{
+		{[]string{"spec", "replicas"}, "2"},
+		{[]string{"metadata", "namespace"}, "artt-system"},
+		{[]string{"spec", "template", "spec", "securityContext", "runAsNonRoot"}, "true"},
+		{append(c, "securityContext", "readOnlyRootFilesystem"), "true"},
+		{append(c, "readinessProbe", "httpGet", "path"), "/readyz"},
+		{append(c, "livenessProbe", "httpGet", "path"), "/healthz"},
+		{append(c, "image"), "ghcr.io/artt-dev/artt-traffic:v0.1.0"},
+	}
+	for _, ck := range checks {
+		if got := field(t, d, ck.path...); got != ck.want {
+			t.Errorf("%v = %q, want %q", ck.path, got, ck.want)
+		}
+	}
+	for _, r := range m.Resources() {
+		if r.GetKind() != "ClusterRole" && r.GetKind() != "Role" {
+			continue
+		}
+		y, _ := r.AsYAML()
+		text := string(y)
+		if strings.Contains(text, "'*'") || strings.Contains(text, "\"*\"") || strings.Contains(text, "- '*'") {
+			t.Errorf("%s %s uses a wildcard:\n%s", r.GetKind(), r.GetName(), text)
+		}
+		if strings.Contains(text, "secrets") {
+			t.Errorf("%s %s grants access to secrets", r.GetKind(), r.GetName())
+		}
+	}
+	find(t, m, "ClusterRole", "artt-traffic")
+	find(t, m, "Role", "artt-traffic-leader-election")
+}

@@ -1,0 +1,181 @@
+// Command artt-traffic is ARTT's traffic co-process: it measures the
+// cluster through Prometheus, runs a traffic policy (ARTT by default) and
+// writes node-to-node weights into Istio DestinationRules. Run two replicas:
+// they elect a leader on a Lease and only the leader writes. See the README
+// for the labels, flags and queries.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/artt-dev/artt/traffic/allocate"
+	"github.com/artt-dev/artt/traffic/controller"
+)
+
+type flags struct {
+	prometheus, policy, leaseNamespace, metricsAddr, probeAddr string
+	interval, queryTimeout, leaseDuration                    time.Duration
+	dryRun, labelNodes, leaderElect                          bool
+	logLevel, logFormat                                      string
+	queries                                                  controller.Queries
+}
+
+func parseFlags(args []string) (flags, error) {
+	f := flags{queries: controller.DefaultQueries()}
+	fs := flag.NewFlagSet("artt-traffic", flag.ContinueOnError)
+	fs.StringVar(&f.prometheus, "prometheus-address", "http://prometheus-server.monitoring.svc:80", "Prometheus HTTP API base URL")
+	fs.StringVar(&f.policy, "policy", "artt", "traffic policy: "+strings.Join(allocate.Names, ", "))
+	fs.DurationVar(&f.interval, "interval", 30*time.Second, "measurement and allocation cycle")
+	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
+	fs.BoolVar(&f.labelNodes, "label-nodes", false, "label nodes that have a region and zone with topology.istio.io/subzone=<node name> (needs the node-labeller RBAC)")
+	fs.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader on a Lease; only the leader writes")
+	fs.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease (default: the pod's namespace)")
+	fs.DurationVar(&f.leaseDuration, "lease-duration", 15*time.Second, "leader lease duration")
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of /metrics (0 disables)")
+	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.logFormat, "log-format", "json", "json or text")
+	fs.StringVar(&f.queries.CPU, "cpu-query", f.queries.CPU, "PromQL: CPU cores per pod (labels namespace, pod)")
+	fs.StringVar(&f.queries.Requests, "requests-query", f.queries.Requests, "PromQL: requests per second per pod (labels namespace, pod)")
+	fs.StringVar(&f.queries.Errors, "errors-query", f.queries.Errors, "PromQL: failed requests per second per pod (labels namespace, pod)")
+	fs.StringVar(&f.queries.Latency, "latency-query", f.queries.Latency, "PromQL: p95 latency in ms per pod (labels namespace, pod)")
+	fs.StringVar(&f.queries.Calls, "calls-query", f.queries.Calls, "PromQL: request rate per caller and callee workload")
+	fs.StringVar(&f.queries.Delay, "delay-query", f.queries.Delay, "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if !slicesContains(allocate.Names, f.policy) {
+		return f, fmt.Errorf("--policy = %q: must be one of %s", f.policy, strings.Join(allocate.Names, ", "))
+	}
+	if f.interval < time.Second {
+		return f, fmt.Errorf("--interval = %s: must be at least 1s", f.interval)
+	}
+	if f.queryTimeout <= 0 {
+		return f, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout)
+	}
+	return f, nil
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func newLogger(level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level = %q: %w", level, err)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format = %q: must be json or text", format)
+}
+
+func main() {
+	f, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "artt-traffic:", err)
+		os.Exit(2)
+	}
+	log, err := newLogger(f.logLevel, f.logFormat)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "artt-traffic:", err)
+		os.Exit(2)
+	}
+	ctrl.SetLogger(logr.FromSlogHandler(log.Handler()))
+	if err := run(ctrl.SetupSignalHandler(), f, log); err != nil {
+		log.Error("artt-traffic stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, f flags, log *slog.Logger) error {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	s, err := controller.Scheme()
+	if err != nil {
+		return err
+	}
+	renew := f.leaseDuration * 2 / 3
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        s,
+		Metrics:                       metricsserver.Options{BindAddress: f.metricsAddr},
+		HealthProbeBindAddress:        f.probeAddr,
+		LeaderElection:                f.leaderElect,
+		LeaderElectionID:              "artt-traffic",
+		LeaderElectionNamespace:       f.leaseNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &f.leaseDuration,
+		RenewDeadline:                 &renew,
+	})
+	if err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+	ic, err := istioclient.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("istio client: %w", err)
+	}
+	pc, err := api.NewClient(api.Config{Address: f.prometheus})
+	if err != nil {
+		return fmt.Errorf("--prometheus-address = %q: %w", f.prometheus, err)
+	}
+	c, err := controller.New(mgr.GetClient(), mgr.GetCache(), ic, controller.Options{
+		Interval:   f.interval,
+		Policy:     f.policy,
+		Allocate:   allocate.DefaultOptions(),
+		DryRun:     f.dryRun,
+		LabelNodes: f.labelNodes,
+		Collector:  controller.Collector{API: promv1.NewAPI(pc), Queries: f.queries, Timeout: f.queryTimeout},
+	}, ctrlmetrics.Registry, log)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(c); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("informers", func(req *http.Request) error {
+		if !mgr.GetCache().WaitForCacheSync(req.Context()) {
+			return errors.New("informer caches not synced")
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	log.Info("artt-traffic starting", "policy", f.policy, "interval", f.interval, "dryRun", f.dryRun, "prometheus", f.prometheus)
+	return mgr.Start(ctx)
+}

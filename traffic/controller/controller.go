@@ -1,0 +1,333 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/allocate"
+	"github.com/artt-dev/artt/traffic/istio"
+)
+
+// Scheme holds the types artt-traffic reads and writes: Kubernetes' own
+// and Istio's networking/v1.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := networkingv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Options configure the controller.
+type Options struct {
+	// Interval between measurement cycles (default 30s).
+	Interval time.Duration
+	// Policy names the traffic policy (default "artt").
+	Policy string
+	// Allocate tunes the policies.
+	Allocate allocate.Options
+	// DryRun computes, logs and exports allocations but writes nothing.
+	DryRun bool
+	// LabelNodes sets topology.istio.io/subzone=<node name> on nodes that
+	// have a region and zone but no subzone.
+	LabelNodes bool
+	// Collector queries Prometheus.
+	Collector Collector
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Controller is the allocation loop. It runs only on the elected leader.
+type Controller struct {
+	client  client.Client
+	cache   cache.Cache
+	opts    Options
+	policy  traffic.Policy
+	writer  writer
+	tel     *telemetry
+	log     *slog.Logger
+	changes chan time.Time
+	last    *Measurements
+}
+
+// New builds a controller. reg receives its metrics.
+func New(c client.Client, ca cache.Cache, ic istioclient.Interface, opts Options, reg prometheus.Registerer, log *slog.Logger) (*Controller, error) {
+	if opts.Interval <= 0 {
+		opts.Interval = 30 * time.Second
+	}
+	if opts.Policy == "" {
+		opts.Policy = "artt"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	policy, err := allocate.New(opts.Policy, opts.Allocate)
+	if err != nil {
+		return nil, err
+	}
+	return &Controller{
+		client: c, cache: ca, opts: opts, policy: policy,
+		writer:  writer{istio: ic, applied: make(map[string]string)},
+		tel:     newTelemetry(reg),
+		log:     log,
+		changes: make(chan time.Time, 1),
+	}, nil
+}
+
+// NeedLeaderElection makes the manager run the loop on the leader only.
+func (c *Controller) NeedLeaderElection() bool { return true }
+
+// Start runs the loop until ctx ends: a cycle at once, then every interval,
+// and a reallocation as soon as the API reports a relevant change.
+func (c *Controller) Start(ctx context.Context) error {
+	if err := c.watch(ctx); err != nil {
+		return err
+	}
+	if !c.cache.WaitForCacheSync(ctx) {
+		return fmt.Errorf("informer caches did not sync")
+	}
+	c.log.Info("leading: allocating traffic", "policy", c.opts.Policy, "interval", c.opts.Interval, "dryRun", c.opts.DryRun)
+	c.reconcile(ctx, true, time.Time{})
+	tick := time.NewTicker(c.opts.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			c.reconcile(ctx, true, time.Time{})
+		case seen := <-c.changes:
+			c.reconcile(ctx, false, seen)
+		}
+	}
+}
+
+// notify records a change; changes arriving during a reallocation
+// coalesce into one more.
+func (c *Controller) notify() {
+	select {
+	case c.changes <- c.opts.Now():
+	default:
+	}
+}
+
+// watch registers the event handlers that trigger immediate reallocation.
+func (c *Controller) watch(ctx context.Context) error {
+	pods, err := c.cache.GetInformer(ctx, &corev1.Pod{})
+	if err != nil {
+		return err
+	}
+	if _, err := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*corev1.Pod)
+			n, ok2 := newObj.(*corev1.Pod)
+			if ok1 && ok2 && (podReady(*o) != podReady(*n) || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)) {
+				c.notify()
+			}
+		},
+		DeleteFunc: func(any) { c.notify() },
+	}); err != nil {
+		return err
+	}
+	nodes, err := c.cache.GetInformer(ctx, &corev1.Node{})
+	if err != nil {
+		return err
+	}
+	if _, err := nodes.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*corev1.Node)
+			n, ok2 := newObj.(*corev1.Node)
+			if ok1 && ok2 && (nodeReady(*o) != nodeReady(*n) || locality(*o) != locality(*n)) {
+				c.notify()
+			}
+		},
+		DeleteFunc: func(any) { c.notify() },
+	}); err != nil {
+		return err
+	}
+	deployments, err := c.cache.GetInformer(ctx, &appsv1.Deployment{})
+	if err != nil {
+		return err
+	}
+	managed := func(obj any) bool {
+		d, ok := obj.(*appsv1.Deployment)
+		return ok && d.Labels[ManagedLabel] == "true"
+	}
+	_, err = deployments.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.notifyIf(managed(obj)) },
+		UpdateFunc: func(o, n any) { c.notifyIf(managed(o) != managed(n)) },
+		DeleteFunc: func(obj any) { c.notifyIf(managed(obj)) },
+	})
+	return err
+}
+
+func (c *Controller) notifyIf(b bool) {
+	if b {
+		c.notify()
+	}
+}
+
+// read lists what the allocation needs from the cache.
+func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.DestinationRule, error) {
+	var st cluster
+	var deps appsv1.DeploymentList
+	if err := c.client.List(ctx, &deps, client.MatchingLabels{ManagedLabel: "true"}); err != nil {
+		return st, nil, fmt.Errorf("list deployments: %w", err)
+	}
+	st.deployments = deps.Items
+	var nodes corev1.NodeList
+	if err := c.client.List(ctx, &nodes); err != nil {
+		return st, nil, fmt.Errorf("list nodes: %w", err)
+	}
+	st.nodes = nodes.Items
+	namespaces := map[string]bool{}
+	for _, d := range deps.Items {
+		namespaces[d.Namespace] = true
+	}
+	var rules []*networkingv1.DestinationRule
+	for ns := range namespaces {
+		var pods corev1.PodList
+		if err := c.client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return st, nil, fmt.Errorf("list pods in %s: %w", ns, err)
+		}
+		st.pods = append(st.pods, pods.Items...)
+		var drs networkingv1.DestinationRuleList
+		if err := c.client.List(ctx, &drs, client.InNamespace(ns)); err != nil {
+			return st, nil, fmt.Errorf("list destinationrules in %s: %w", ns, err)
+		}
+		rules = append(rules, drs.Items...)
+	}
+	return st, rules, nil
+}
+
+// reconcile reallocates: with fresh measurements on a cycle, with the last
+// ones after an API change (seen is when the change was noticed).
+func (c *Controller) reconcile(ctx context.Context, collect bool, seen time.Time) {
+	start := c.opts.Now()
+	trigger := "event"
+	if collect {
+		trigger = "cycle"
+		m, err := c.opts.Collector.Collect(ctx, start)
+		if err != nil {
+			c.tel.collectErrs.Inc()
+			c.tel.promUp.Set(0)
+			c.log.Error("measurements unavailable: keeping the last routing", "error", err)
+			return
+		}
+		c.last = m
+		c.tel.promUp.Set(1)
+		c.tel.lastCollect.Set(float64(start.Unix()))
+	}
+	st, rules, err := c.read(ctx)
+	if err != nil {
+		c.log.Error("reading the cluster failed: keeping the last routing", "error", err)
+		return
+	}
+	if c.opts.LabelNodes {
+		c.labelNodes(ctx, st.nodes)
+	}
+	snap, comps := snapshot(st, c.last, start)
+	alloc, err := c.policy.Allocate(snap)
+	if err != nil {
+		c.tel.allocErrs.Inc()
+		c.log.Error("allocation failed: keeping the last routing", "error", err)
+		return
+	}
+	localities := make(map[string]string, len(snap.Nodes))
+	for _, n := range snap.Nodes {
+		localities[n.Name] = n.Locality
+	}
+	locate := func(node string) (string, bool) {
+		l := localities[node]
+		return l, l != ""
+	}
+	c.tel.share.Reset()
+	results := map[writeResult]int{}
+	for _, r := range alloc.Routes {
+		comp := comps[r.Component]
+		for _, g := range r.Groups {
+			c.tel.share.WithLabelValues(r.Component, g.Node).Set(g.Share)
+		}
+		ds, err := istio.Distributes(r, locate)
+		if err != nil {
+			c.tel.writes.WithLabelValues(string(failed)).Inc()
+			results[failed]++
+			c.log.Error("cannot express the allocation for Istio", "component", r.Component, "error", err)
+			continue
+		}
+		t := chooseTarget(rules, comp)
+		res, err := c.writer.write(ctx, t, comp, ds, c.opts.DryRun)
+		c.tel.writes.WithLabelValues(string(res)).Inc()
+		results[res]++
+		logArgs := []any{"component", r.Component, "destinationRule", t.namespace + "/" + t.name, "result", res, "groups", groupSummary(r)}
+		if len(r.RemovedLinks) > 0 {
+			logArgs = append(logArgs, "removedLinks", len(r.RemovedLinks))
+		}
+		switch {
+		case err != nil:
+			c.log.Error("routing not written", append(logArgs, "error", err)...)
+		case res == written || res == dryRun:
+			c.log.Info("routing", logArgs...)
+		default:
+			c.log.Debug("routing", logArgs...)
+		}
+	}
+	took := c.opts.Now().Sub(start)
+	c.tel.cycle.WithLabelValues(trigger).Observe(took.Seconds())
+	if !seen.IsZero() {
+		c.tel.reaction.Observe(c.opts.Now().Sub(seen).Seconds())
+	}
+	c.log.Debug("reallocated", "trigger", trigger, "routes", len(alloc.Routes), "written", results[written],
+		"unchanged", results[unchanged], "conflicts", results[conflict], "failed", results[failed], "took", took)
+}
+
+// groupSummary is "node=share" for the log.
+func groupSummary(r traffic.Route) []string {
+	out := make([]string, 0, len(r.Groups))
+	for _, g := range r.Groups {
+		s := fmt.Sprintf("%s=%.3f", g.Node, g.Share)
+		if g.Health != "" && g.Health != "Healthy" {
+			s += "(" + g.Health + ")"
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// labelNodes gives nodes with a region and zone their own subzone, so each
+// node is an Istio locality.
+func (c *Controller) labelNodes(ctx context.Context, nodes []corev1.Node) {
+	for _, n := range nodes {
+		if n.Labels[RegionLabel] == "" || n.Labels[ZoneLabel] == "" || n.Labels[SubzoneLabel] != "" {
+			continue
+		}
+		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, SubzoneLabel, n.Name)
+		obj := &corev1.Node{}
+		obj.Name = n.Name
+		if err := c.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			c.log.Error("cannot label node", "node", n.Name, "error", err)
+			continue
+		}
+		c.log.Info("labelled node with its own Istio subzone", "node", n.Name)
+	}
+}

@@ -1,0 +1,247 @@
+package controller
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/artt-dev/artt/traffic/allocate"
+)
+
+var nodesOnce sync.Once
+
+// ensureNodes creates n1..n3, Ready, each its own Istio locality.
+func ensureNodes(t *testing.T) {
+	t.Helper()
+	nodesOnce.Do(func() {
+		for _, name := range testNodes {
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+				RegionLabel: "r1", ZoneLabel: "z1", SubzoneLabel: name,
+			}}}
+			if err := k8s.Create(testScope, n); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+		}
+	})
+	for _, name := range testNodes {
+		setNodeReady(t, name, true)
+	}
+}
+
+func setNodeReady(t *testing.T, name string, ready bool) {
+	t.Helper()
+	n := &corev1.Node{}
+	if err := k8s.Get(testScope, client.ObjectKey{Name: name}, n); err != nil {
+		t.Fatal(err)
+	}
+	status := corev1.ConditionTrue
+	if !ready {
+		status = corev1.ConditionFalse
+	}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(), Reason: "Test"}}
+	if err := k8s.Status().Update(testScope, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createApp creates namespace ns with managed Deployments frontend and
+// backend and one ready pod of each per node (there is no scheduler or
+// kubelet in envtest: the pods are bound and marked ready by hand).
+func createApp(t *testing.T, ns string) {
+	t.Helper()
+	ensureNodes(t)
+	if err := k8s.Create(testScope, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"frontend", "backend"} {
+		labels := map[string]string{"app": w}
+		d := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: w, Namespace: ns, Labels: map[string]string{ManagedLabel: "true"}},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example/app"}}},
+				},
+			},
+		}
+		if err := k8s.Create(testScope, d); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range testNodes {
+			createPod(t, ns, w+"-"+n, w, n)
+		}
+	}
+}
+
+func createPod(t *testing.T, ns, name, app, node string) {
+	t.Helper()
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": app}},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{
+			Name: "app", Image: "example/app",
+			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+		}}},
+	}
+	if err := k8s.Create(testScope, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Status.Phase = corev1.PodRunning
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+	if err := k8s.Status().Update(testScope, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// instance is one running artt-traffic.
+type instance struct {
+	c    *Controller
+	reg  *prometheus.Registry
+	stop func()
+	done chan error
+}
+
+type instanceOptions struct {
+	dryRun      bool
+	leaderElect bool
+	interval    time.Duration
+}
+
+// start runs a manager with the controller, as cmd/artt-traffic does.
+func start(t *testing.T, o instanceOptions) *instance {
+	t.Helper()
+	s, err := Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease, renew, retry := 2*time.Second, 1500*time.Millisecond, 200*time.Millisecond
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		LeaderElection: o.leaderElect, LeaderElectionID: "artt-traffic-test", LeaderElectionNamespace: "default",
+		LeaderElectionReleaseOnCancel: true, LeaseDuration: &lease, RenewDeadline: &renew, RetryPeriod: &retry,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := api.NewClient(api.Config{Address: prom.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.interval == 0 {
+		o.interval = 2 * time.Second
+	}
+	reg := prometheus.NewRegistry()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	c, err := New(mgr.GetClient(), mgr.GetCache(), ic, Options{
+		Interval: o.interval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
+		Collector: Collector{API: promv1.NewAPI(pc), Queries: testQueries(), Timeout: 2 * time.Second},
+	}, reg, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Add(c); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testScope)
+	in := &instance{c: c, reg: reg, done: make(chan error, 1)}
+	go func() { in.done <- mgr.Start(ctx) }()
+	var once sync.Once
+	in.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-in.done:
+			case <-time.After(10 * time.Second):
+				t.Error("manager did not stop within 10s")
+			}
+		})
+	}
+	t.Cleanup(in.stop)
+	return in
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p))
+	return len(p), nil
+}
+
+func getRule(ns, name string) (*networkingv1.DestinationRule, error) {
+	return ic.NetworkingV1().DestinationRules(ns).Get(testScope, name, metav1.GetOptions{})
+}
+
+// distribution reads a rule's distribute entries as from → to → weight.
+func distribution(dr *networkingv1.DestinationRule) map[string]map[string]uint32 {
+	out := map[string]map[string]uint32{}
+	lb := dr.Spec.GetTrafficPolicy().GetLoadBalancer().GetLocalityLbSetting()
+	for _, d := range lb.GetDistribute() {
+		out[d.GetFrom()] = d.GetTo()
+	}
+	return out
+}
+
+// waitFor polls cond every 20 ms until it holds or the timeout passes, and
+// returns how long it took.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > timeout {
+			t.Fatalf("%s: not within %s", what, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+func counter(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	metric:
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if want, ok := labels[lp.GetName()]; ok && want != lp.GetValue() {
+					continue metric
+				}
+			}
+			if m.Counter != nil {
+				total += m.GetCounter().GetValue()
+			}
+			if m.Gauge != nil {
+				total += m.GetGauge().GetValue()
+			}
+			if m.Histogram != nil {
+				total += float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return total
+}

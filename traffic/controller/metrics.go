@@ -1,0 +1,58 @@
+package controller
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// telemetry is artt-traffic's /metrics. Label sets are bounded by the
+// managed components and the nodes; stale share series are dropped each
+// cycle.
+type telemetry struct {
+	share       *prometheus.GaugeVec
+	writes      *prometheus.CounterVec
+	collectErrs prometheus.Counter
+	allocErrs   prometheus.Counter
+	cycle       *prometheus.HistogramVec
+	reaction    prometheus.Histogram
+	lastCollect prometheus.Gauge
+	promUp      prometheus.Gauge
+}
+
+func newTelemetry(reg prometheus.Registerer) *telemetry {
+	t := &telemetry{
+		share: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "group_share",
+			Help: "Target share of a component's traffic for the pods on a node.",
+		}, []string{"component", "node"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "artt_traffic", Name: "destinationrule_writes_total",
+			Help: "DestinationRule writes by result (written, unchanged, conflict, failed, dry-run).",
+		}, []string{"result"}),
+		collectErrs: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "artt_traffic", Name: "collect_errors_total",
+			Help: "Cycles whose Prometheus queries failed; the last routing was kept.",
+		}),
+		allocErrs: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "artt_traffic", Name: "allocation_errors_total",
+			Help: "Allocations the policy refused; the last routing was kept.",
+		}),
+		cycle: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "artt_traffic", Name: "cycle_duration_seconds",
+			Help:    "Duration of a reallocation: collect (periodic) or reuse (event), allocate, write.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"trigger"}),
+		reaction: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "artt_traffic", Name: "reaction_seconds",
+			Help:    "From a pod or node change seen in the API to the routing written.",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}),
+		lastCollect: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "last_collect_timestamp_seconds",
+			Help: "When measurements were last collected successfully.",
+		}),
+		promUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "prometheus_up",
+			Help: "1 when the last collection succeeded.",
+		}),
+	}
+	reg.MustRegister(t.share, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.reaction, t.lastCollect, t.promUp)
+	return t
+}

@@ -1,0 +1,174 @@
+package controller
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/artt-dev/artt/traffic"
+)
+
+// Labels and annotations ARTT reads.
+const (
+	// ManagedLabel on a Deployment opts it in.
+	ManagedLabel = "traffic.artt.dev/managed"
+	// HostAnnotation on a Deployment names its Service host.
+	HostAnnotation = "traffic.artt.dev/host"
+	// Node labels that make up an Istio locality.
+	RegionLabel  = "topology.kubernetes.io/region"
+	ZoneLabel    = "topology.kubernetes.io/zone"
+	SubzoneLabel = "topology.istio.io/subzone"
+)
+
+// cluster is what the API says, read from the informer cache.
+type cluster struct {
+	deployments []appsv1.Deployment
+	pods        []corev1.Pod
+	nodes       []corev1.Node
+}
+
+// component is a managed Deployment.
+type component struct {
+	name      string // namespace/name, the snapshot's component name
+	namespace string
+	workload  string
+	host      string
+}
+
+func componentName(namespace, name string) string { return namespace + "/" + name }
+
+// hostOf is the Service host a managed Deployment is reached by.
+func hostOf(d appsv1.Deployment) string {
+	if h := d.Annotations[HostAnnotation]; h != "" {
+		return h
+	}
+	return d.Name + "." + d.Namespace + ".svc.cluster.local"
+}
+
+// locality is a node's Istio locality, or "" when a part is missing.
+func locality(n corev1.Node) string {
+	r, z, s := n.Labels[RegionLabel], n.Labels[ZoneLabel], n.Labels[SubzoneLabel]
+	if r == "" || z == "" || s == "" {
+		return ""
+	}
+	return r + "/" + z + "/" + s
+}
+
+func nodeReady(n corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func podReady(p corev1.Pod) bool {
+	if p.DeletionTimestamp != nil || p.Spec.NodeName == "" || p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// cpuLimit is the sum of the containers' CPU limits, 0 when any is unset.
+func cpuLimit(p corev1.Pod) float64 {
+	total := 0.0
+	for _, c := range p.Spec.Containers {
+		q, ok := c.Resources.Limits[corev1.ResourceCPU]
+		if !ok {
+			return 0
+		}
+		total += q.AsApproximateFloat64()
+	}
+	return total
+}
+
+func valueOr(m map[podKey]float64, k podKey, fallback float64) float64 {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return fallback
+}
+
+// snapshot turns the cluster and the last measurements (nil before the
+// first collection) into the core's input. Nodes without a full Istio
+// locality cannot be addressed by distribute, so they count as not Ready.
+func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[string]component) {
+	s := traffic.Snapshot{At: now}
+	if m != nil {
+		s.MeasuredAt = m.At
+	} else {
+		m = &Measurements{}
+	}
+	for _, n := range c.nodes {
+		loc := locality(n)
+		s.Nodes = append(s.Nodes, traffic.Node{Name: n.Name, Ready: nodeReady(n) && loc != "", Locality: loc})
+	}
+	nodeNames := make(map[string]bool, len(c.nodes))
+	for _, n := range c.nodes {
+		nodeNames[n.Name] = true
+	}
+	comps := make(map[string]component)
+	byWorkload := make(map[workloadKey]string)
+	assigned := make(map[podKey]bool) // a pod matched by two selectors counts once
+	for _, d := range c.deployments {
+		name := componentName(d.Namespace, d.Name)
+		comps[name] = component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d)}
+		byWorkload[workloadKey{d.Namespace, d.Name}] = name
+		s.Components = append(s.Components, traffic.Component{Name: name})
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil || sel.Empty() {
+			continue
+		}
+		for _, p := range c.pods {
+			if p.Namespace != d.Namespace || !sel.Matches(labels.Set(p.Labels)) || !nodeNames[p.Spec.NodeName] {
+				continue
+			}
+			k := podKey{p.Namespace, p.Name}
+			if assigned[k] {
+				continue
+			}
+			assigned[k] = true
+			req := valueOr(m.Requests, k, math.NaN())
+			errRate := math.NaN()
+			if e, ok := m.Errors[k]; ok && req > 0 {
+				errRate = math.Min(e/req, 1)
+			}
+			s.Replicas = append(s.Replicas, traffic.Replica{
+				Name: p.Namespace + "/" + p.Name, Component: name, Node: p.Spec.NodeName, Ready: podReady(p),
+				CPU: valueOr(m.CPU, k, math.NaN()), CPULimit: cpuLimit(p), Requests: req,
+				LatencyP95: valueOr(m.Latency, k, math.NaN()), ErrorRate: errRate,
+			})
+		}
+	}
+	for pair, rate := range m.Calls {
+		from, okFrom := byWorkload[pair[0]]
+		to, okTo := byWorkload[pair[1]]
+		if okFrom && okTo && from != to {
+			s.Calls = append(s.Calls, traffic.Call{From: from, To: to, Rate: rate})
+		}
+	}
+	slices.SortFunc(s.Calls, func(a, b traffic.Call) int {
+		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
+	})
+	for pair, ms := range m.DelayMs {
+		if nodeNames[pair[0]] && nodeNames[pair[1]] {
+			s.Delays = append(s.Delays, traffic.Delay{From: pair[0], To: pair[1], Ms: ms})
+		}
+	}
+	slices.SortFunc(s.Delays, func(a, b traffic.Delay) int {
+		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
+	})
+	return s, comps
+}

@@ -1,0 +1,162 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	networkingapi "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	applyv1 "istio.io/client-go/pkg/applyconfiguration/networking/v1"
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/artt-dev/artt/traffic/istio"
+)
+
+// FieldManager is ARTT's server-side apply identity.
+const FieldManager = "artt-traffic"
+
+// writeResult says what happened to one DestinationRule.
+type writeResult string
+
+const (
+	written   writeResult = "written"
+	unchanged writeResult = "unchanged"
+	conflict  writeResult = "conflict"
+	failed    writeResult = "failed"
+	dryRun    writeResult = "dry-run"
+)
+
+// target is the DestinationRule ARTT writes for a host: the user's, when
+// one exists for that host, else ARTT's own.
+type target struct {
+	namespace, name string
+	own             bool
+}
+
+// ruleName is the name of the DestinationRule ARTT creates for a workload.
+func ruleName(workload string) string { return "artt-" + workload }
+
+// matchesHost reports whether a DestinationRule's host is the component's:
+// the full name or the short forms Istio resolves in the same namespace.
+func matchesHost(ruleHost string, c component) bool {
+	full := c.host
+	short := strings.TrimSuffix(full, ".svc.cluster.local")
+	return ruleHost == full || ruleHost == short || ruleHost == short+".svc" ||
+		(strings.HasPrefix(full, ruleHost+".") && ruleHost == c.workload)
+}
+
+// chooseTarget picks the rule to write: a user's rule for the host (the
+// oldest, as Istio itself uses the oldest), or ARTT's own.
+func chooseTarget(rules []*networkingv1.DestinationRule, c component) target {
+	var candidates []*networkingv1.DestinationRule
+	for _, r := range rules {
+		if r.Namespace == c.namespace && r.Name != ruleName(c.workload) && matchesHost(r.Spec.GetHost(), c) {
+			candidates = append(candidates, r)
+		}
+	}
+	if len(candidates) == 0 {
+		return target{namespace: c.namespace, name: ruleName(c.workload), own: true}
+	}
+	slices.SortFunc(candidates, func(a, b *networkingv1.DestinationRule) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return target{namespace: c.namespace, name: candidates[0].Name}
+}
+
+// applyConfig is the part of a DestinationRule ARTT owns.
+func applyConfig(t target, c component, ds []istio.Distribute) *applyv1.DestinationRuleApplyConfiguration {
+	var dist []*networkingapi.LocalityLoadBalancerSetting_Distribute
+	for _, d := range ds {
+		dist = append(dist, &networkingapi.LocalityLoadBalancerSetting_Distribute{From: d.From, To: d.To})
+	}
+	spec := &networkingapi.DestinationRule{
+		TrafficPolicy: &networkingapi.TrafficPolicy{
+			LoadBalancer: &networkingapi.LoadBalancerSettings{
+				LocalityLbSetting: &networkingapi.LocalityLoadBalancerSetting{
+					Enabled:    wrapperspb.Bool(true),
+					Distribute: dist,
+				},
+			},
+		},
+	}
+	cfg := applyv1.DestinationRule(t.name, t.namespace)
+	if t.own {
+		spec.Host = c.host
+		cfg.WithLabels(map[string]string{"app.kubernetes.io/managed-by": FieldManager})
+	}
+	cfg.Spec = spec
+	return cfg
+}
+
+// fingerprint identifies the content written, to skip unchanged writes.
+func fingerprint(t target, c component, ds []istio.Distribute) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/%s|%v|%s", t.namespace, t.name, t.own, c.host)
+	for _, d := range ds {
+		keys := make([]string, 0, len(d.To))
+		for k := range d.To {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		fmt.Fprintf(&b, "|%s:", d.From)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "%s=%d,", k, d.To[k])
+		}
+	}
+	return b.String()
+}
+
+// writer applies rules through Istio's clientset.
+type writer struct {
+	istio istioclient.Interface
+	// applied remembers the last content written per rule.
+	applied map[string]string
+}
+
+// write validates and applies one rule. A field-manager conflict is
+// returned as conflict (never forced); transient API errors are retried
+// with backoff.
+func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Distribute, dry bool) (writeResult, error) {
+	if err := istio.Validate(ds); err != nil {
+		return failed, fmt.Errorf("refusing to write %s/%s, Istio would reject it: %w", t.namespace, t.name, err)
+	}
+	fp := fingerprint(t, c, ds)
+	key := t.namespace + "/" + t.name
+	if w.applied[key] == fp {
+		return unchanged, nil
+	}
+	if dry {
+		return dryRun, nil
+	}
+	cfg := applyConfig(t, c, ds)
+	err := retry.OnError(wait.Backoff{Steps: 4, Duration: 50e6, Factor: 2, Jitter: 0.1}, retriable, func() error {
+		_, err := w.istio.NetworkingV1().DestinationRules(t.namespace).Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: FieldManager, Force: false})
+		return err
+	})
+	switch {
+	case err == nil:
+		w.applied[key] = fp
+		return written, nil
+	case apierrors.IsConflict(err):
+		return conflict, fmt.Errorf("another field manager owns part of %s/%s's localityLbSetting; not forcing: %w", t.namespace, t.name, err)
+	default:
+		return failed, fmt.Errorf("apply %s/%s: %w", t.namespace, t.name, err)
+	}
+}
+
+// retriable are the errors worth retrying within a cycle.
+func retriable(err error) bool {
+	return apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err) ||
+		apierrors.IsTimeout(err) || apierrors.IsInternalError(err) || errors.Is(err, context.DeadlineExceeded)
+}
