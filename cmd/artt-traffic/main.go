@@ -31,10 +31,10 @@ import (
 
 type flags struct {
 	prometheus, policy, leaseNamespace, metricsAddr, probeAddr string
-	interval, queryTimeout, leaseDuration                    time.Duration
-	dryRun, labelNodes, leaderElect                          bool
-	logLevel, logFormat                                      string
-	queries                                                  controller.Queries
+	interval, queryTimeout, leaseDuration                      time.Duration
+	dryRun, labelNodes, leaderElect                            bool
+	logLevel, logFormat                                        string
+	queries                                                    controller.Queries
 }
 
 func parseFlags(args []string) (flags, error) {
