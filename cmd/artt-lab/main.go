@@ -46,7 +46,8 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		runFlags(stderr).PrintDefaults()
+		fs, _ := runFlags(stderr)
+		fs.PrintDefaults()
 		return errors.New("missing command")
 	}
 	switch args[0] {
@@ -74,7 +75,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runScenarios(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
-		runFlags(stdout).PrintDefaults()
+		fs, _ := runFlags(stdout)
+		fs.PrintDefaults()
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (list, run, validate)", args[0])
@@ -88,9 +90,8 @@ type runOptions struct {
 	logAllocations      bool
 }
 
-var opts runOptions
-
-func runFlags(w io.Writer) *flag.FlagSet {
+func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
+	opts := &runOptions{}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(w)
 	fs.StringVar(&opts.out, "out", "out", "directory for reports; each scenario gets a subdirectory")
@@ -101,11 +102,11 @@ func runFlags(w io.Writer) *flag.FlagSet {
 	fs.BoolVar(&opts.noPlots, "no-plots", false, "skip the PNG plots")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&opts.logAllocations, "log-allocations", false, "write every traffic allocation (shares, health, forecasts, routes) to allocations.log in the report directory")
-	return fs
+	return fs, opts
 }
 
 func runScenarios(args []string, stdout, stderr io.Writer) error {
-	fs := runFlags(stderr)
+	fs, opts := runFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -155,14 +156,14 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := write(l, results, time.Since(start), stdout); err != nil {
+		if err := write(l, results, time.Since(start), opts, stdout); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func write(l loadtest.Loaded, results []*emulator.Result, took time.Duration, stdout io.Writer) error {
+func write(l loadtest.Loaded, results []*emulator.Result, took time.Duration, opts *runOptions, stdout io.Writer) error {
 	dir := filepath.Join(opts.out, l.Scenario.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

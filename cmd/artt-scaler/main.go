@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/artt-dev/artt/internal/logging"
 	pb "github.com/artt-dev/artt/proto/externalscaler"
 	"github.com/artt-dev/artt/scaler"
 )
@@ -69,21 +70,6 @@ func parseFlags(args []string) (flags, error) {
 	return f, nil
 }
 
-func newLogger(level, format string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level = %q: %w", level, err)
-	}
-	opts := &slog.HandlerOptions{Level: l}
-	switch format {
-	case "json":
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
-	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
-	}
-	return nil, fmt.Errorf("--log-format = %q: must be json or text", format)
-}
-
 func main() {
 	f, err := parseFlags(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -93,7 +79,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "artt-scaler:", err)
 		os.Exit(2)
 	}
-	log, err := newLogger(f.logLevel, f.logFormat)
+	log, err := logging.New(os.Stderr, f.logLevel, f.logFormat)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "artt-scaler:", err)
 		os.Exit(2)

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/artt-dev/artt/internal/logging"
 	"github.com/artt-dev/artt/traffic/allocate"
 	"github.com/artt-dev/artt/traffic/controller"
 )
@@ -62,7 +64,7 @@ func parseFlags(args []string) (flags, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
-	if !slicesContains(allocate.Names, f.policy) {
+	if !slices.Contains(allocate.Names, f.policy) {
 		return f, fmt.Errorf("--policy = %q: must be one of %s", f.policy, strings.Join(allocate.Names, ", "))
 	}
 	if f.interval < time.Second {
@@ -74,30 +76,6 @@ func parseFlags(args []string) (flags, error) {
 	return f, nil
 }
 
-func slicesContains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
-func newLogger(level, format string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level = %q: %w", level, err)
-	}
-	opts := &slog.HandlerOptions{Level: l}
-	switch format {
-	case "json":
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
-	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
-	}
-	return nil, fmt.Errorf("--log-format = %q: must be json or text", format)
-}
-
 func main() {
 	f, err := parseFlags(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -107,7 +85,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "artt-traffic:", err)
 		os.Exit(2)
 	}
-	log, err := newLogger(f.logLevel, f.logFormat)
+	log, err := logging.New(os.Stderr, f.logLevel, f.logFormat)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "artt-traffic:", err)
 		os.Exit(2)
