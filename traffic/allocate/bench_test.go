@@ -28,3 +28,24 @@ func BenchmarkCycle(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCycleFixedSpan grows the cluster by adding components of a fixed
+// shape (100 replicas each, spread over 20 nodes): 1,000 to 10,000 replicas
+// on 50 to 500 nodes. The work per component is then constant, so a cycle
+// should grow linearly with the number of components.
+func BenchmarkCycleFixedSpan(b *testing.B) {
+	for _, size := range []struct{ components, nodes int }{{10, 50}, {30, 150}, {100, 500}} {
+		s := chainClusterSpan(1, size.nodes, size.components, 100, 20)
+		for _, name := range []string{"heart", "lata"} {
+			b.Run(fmt.Sprintf("replicas=%d/nodes=%d/policy=%s", 100*size.components, size.nodes, name), func(b *testing.B) {
+				p := mustPolicy(b, name, DefaultOptions())
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := p.Allocate(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -14,6 +14,12 @@ import (
 // one in ten links slow (20–50 ms), and a chain of components c0 → c1 → …
 // with their replicas spread round robin from a random offset.
 func chainCluster(seed uint64, nodes, components, replicasPerComponent int) traffic.Snapshot {
+	return chainClusterSpan(seed, nodes, components, replicasPerComponent, nodes)
+}
+
+// chainClusterSpan is chainCluster with each component's replicas on span
+// consecutive nodes (from a random offset), round robin.
+func chainClusterSpan(seed uint64, nodes, components, replicasPerComponent, span int) traffic.Snapshot {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	s := traffic.Snapshot{At: time.Unix(1_000_000, 0)}
 	speed := make([]float64, nodes)
@@ -43,7 +49,7 @@ func chainCluster(seed uint64, nodes, components, replicasPerComponent int) traf
 		cost := 0.002 + 0.01*rng.Float64()
 		offset := rng.IntN(nodes)
 		for r := range replicasPerComponent {
-			n := (offset + r) % nodes
+			n := (offset + r%span) % nodes
 			rps := 100.0 / float64(replicasPerComponent)
 			s.Replicas = append(s.Replicas, traffic.Replica{
 				Name: fmt.Sprintf("%s-%d", name, r), Component: name, Node: s.Nodes[n].Name, Ready: true,
