@@ -121,21 +121,13 @@ func replicasOverTime(title string, results []*emulator.Result) (*plot.Plot, err
 	for _, r := range results {
 		for _, pt := range r.Series {
 			maxRate = math.Max(maxRate, pt.Rate)
-			total := 0
-			for _, n := range pt.Replicas {
-				total += n
-			}
-			maxRep = math.Max(maxRep, float64(total))
+			maxRep = math.Max(maxRep, float64(totalReplicas(pt)))
 		}
 	}
 	for i, r := range results {
 		var xy plotter.XYs
 		for _, pt := range r.Series {
-			total := 0
-			for _, n := range pt.Replicas {
-				total += n
-			}
-			xy = append(xy, plotter.XY{X: pt.T, Y: float64(total)})
+			xy = append(xy, plotter.XY{X: pt.T, Y: float64(totalReplicas(pt))})
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
@@ -202,4 +194,13 @@ func cpuPerPod(title string, results []*emulator.Result) (*plot.Plot, error) {
 	p.NominalX(names...)
 	p.Legend = plot.NewLegend()
 	return p, nil
+}
+
+// totalReplicas is the ready replicas of every component at a point.
+func totalReplicas(pt emulator.Point) int {
+	total := 0
+	for _, n := range pt.Replicas {
+		total += n
+	}
+	return total
 }
