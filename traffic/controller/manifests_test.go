@@ -31,7 +31,7 @@ func TestDeployManifestsApplyCleanly(t *testing.T) {
 					t.Fatal(err)
 				}
 				obj.SetUnstructuredContent(data)
-				opts := []client.PatchOption{client.ForceOwnership, client.FieldOwner("deploy-test")}
+				opts := []client.PatchOption{client.ForceOwnership, client.FieldOwner("deploy-test"), client.FieldValidation("Strict")}
 				if obj.GetKind() != "Namespace" {
 					opts = append(opts, client.DryRunAll)
 				}
