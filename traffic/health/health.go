@@ -17,10 +17,13 @@
 //     and it goes back to Unhealthy if it still fails.
 //
 // Latency is only evidence while the group's CPU utilisation is below
-// BusyUtilization (0.8): a group that is slow because it is busy is
+// BusyUtilization (0.5): a group that is slow because it is busy is
 // overloaded, not sick, and moving its traffic is the share estimator's job;
 // penalising it as well drives the other groups into overload in turn. A
 // group slow with idle CPU (pauses, a bad disk, a noisy neighbour) is sick.
+// The default follows from queueing alone: a processor-sharing server's
+// response time is 1/(1 − ρ) times its service time, so below ρ = 0.5 load
+// cannot explain the DegradedLatencyFactor of 2; above it, it can.
 //
 // The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
 // p95 while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
@@ -68,7 +71,7 @@ func DefaultConfig() Config {
 		UnhealthyLatencyFactor: 5, UnhealthyErrorRate: 0.5,
 		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
-		BusyUtilization: 0.8,
+		BusyUtilization: 0.5,
 	}
 }
 
