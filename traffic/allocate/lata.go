@@ -59,7 +59,7 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 		worst = 1
 	}
 	nu, nd := len(ups), len(downs)
-	g := flow.NewNetwork(nu + nd + 2)
+	g := flow.NewNetworkSized(nu+nd+2, nu+nd+nu*nd)
 	src, sink := nu+nd, nu+nd+1
 	for i, u := range ups {
 		g.AddArc(src, i, u.amount, 0)

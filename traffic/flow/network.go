@@ -25,6 +25,12 @@ func NewNetwork(n int) *Network {
 	return &Network{adj: make([][]int, n)}
 }
 
+// NewNetworkSized is NewNetwork with room for arcs arcs, so building a large
+// network does not grow its slices again and again.
+func NewNetworkSized(n, arcs int) *Network {
+	return &Network{adj: make([][]int, n), arcs: make([]arc, 0, 2*arcs)}
+}
+
 // Nodes is the number of nodes.
 func (g *Network) Nodes() int { return len(g.adj) }
 

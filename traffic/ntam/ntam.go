@@ -206,7 +206,7 @@ func asLink(p Problem, l link) traffic.Link {
 // network builds source → upstream → downstream → sink.
 func network(p Problem, links []link) (g *flow.Network, s, t int, arcs []int) {
 	nu, nv := len(p.Supplies), len(p.Demands)
-	g = flow.NewNetwork(nu + nv + 2)
+	g = flow.NewNetworkSized(nu+nv+2, nu+nv+len(links))
 	s, t = nu+nv, nu+nv+1
 	for i, a := range p.Supplies {
 		g.AddArc(s, i, a.Value, 0)
