@@ -30,7 +30,7 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 	e.res.podCreated(p)
 	if initial {
 		p.state = ready
-		c.rebuildEndpoints(len(e.nodes))
+		c.rebuildEndpoints()
 	} else {
 		e.q.push(event{at: e.now + e.sc.Control.PodStartup.Seconds(), kind: evPodReady, rep: p})
 	}
@@ -66,7 +66,7 @@ func (e *Emulator) podReady(p *replica) {
 		return
 	}
 	p.state = ready
-	p.comp.rebuildEndpoints(len(e.nodes))
+	p.comp.rebuildEndpoints()
 	e.reactToChange()
 }
 
@@ -91,14 +91,14 @@ func (e *Emulator) terminate(p *replica, crashed bool) {
 	p.comp.pods = slices.DeleteFunc(p.comp.pods, func(x *replica) bool { return x == p })
 	if !crashed {
 		p.state = terminating
-		p.comp.rebuildEndpoints(len(e.nodes))
+		p.comp.rebuildEndpoints()
 		e.res.podGone(p)
 		e.leaveIfIdle(p)
 		return
 	}
 	wasTerminating := p.state == terminating
 	p.state = gone
-	p.comp.rebuildEndpoints(len(e.nodes))
+	p.comp.rebuildEndpoints()
 	if !wasTerminating {
 		e.res.podGone(p)
 	}

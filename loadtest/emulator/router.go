@@ -188,7 +188,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 }
 
 // rebuildEndpoints refreshes a component's ready lists.
-func (c *component) rebuildEndpoints(nodes int) {
+func (c *component) rebuildEndpoints() {
 	c.ready = c.ready[:0]
 	for i := range c.readyOn {
 		c.readyOn[i] = c.readyOn[i][:0]
@@ -200,5 +200,4 @@ func (c *component) rebuildEndpoints(nodes int) {
 		}
 	}
 	slices.SortStableFunc(c.ready, func(a, b *replica) int { return a.id - b.id })
-	_ = nodes
 }

@@ -17,21 +17,21 @@ import (
 
 // Row is one run's summary.
 type Row struct {
-	Run            string  `json:"run"`
-	Requests       int64   `json:"requests"`
-	SuccessRate    float64 `json:"successRate"`
-	Timeouts       int64   `json:"timeouts"`
-	Errors         int64   `json:"errors"`
-	MeanMs         float64 `json:"meanMs"`
-	P50Ms          float64 `json:"p50Ms"`
-	P90Ms          float64 `json:"p90Ms"`
-	P99Ms          float64 `json:"p99Ms"`
-	P999Ms         float64 `json:"p999Ms"`
-	UtilMean       float64 `json:"cpuUtilizationMean"`
-	UtilGap        float64 `json:"cpuUtilizationMaxMinGap"`
-	ReplicaSeconds float64 `json:"replicaSeconds"`
-	ScalingEvents  int     `json:"scalingEvents"`
-	Allocations    int     `json:"allocations"`
+	Run            string
+	Requests       int64
+	SuccessRate    float64
+	Timeouts       int64
+	Errors         int64
+	MeanMs         float64
+	P50Ms          float64
+	P90Ms          float64
+	P99Ms          float64
+	P999Ms         float64
+	UtilMean       float64
+	UtilGap        float64
+	ReplicaSeconds float64
+	ScalingEvents  int
+	Allocations    int
 }
 
 // Rows summarises results.
@@ -94,49 +94,41 @@ func CSV(w io.Writer, results []*emulator.Result) error {
 	return cw.Error()
 }
 
-// jsonReport is the machine-readable report: summaries, time series and notes.
-type jsonReport struct {
-	Scenario string    `json:"scenario"`
-	Seed     uint64    `json:"seed"`
-	Runs     []jsonRun `json:"runs"`
-}
-
-type jsonRun struct {
-	Row
-	Series []jsonPoint          `json:"series"`
-	Pods   []emulator.PodResult `json:"pods"`
-	Notes  []string             `json:"notes,omitempty"`
-}
-
-type jsonPoint struct {
-	T         float64            `json:"t"`
-	Rate      float64            `json:"rate"`
-	P99Ms     *float64           `json:"p99Ms"`
-	Timeouts  int64              `json:"timeouts"`
-	Replicas  map[string]int     `json:"replicas"`
-	Threshold map[string]float64 `json:"threshold,omitempty"`
-}
-
-// JSON writes the full report; NaN values become null.
+// JSON writes the full report: per run its summary, time series, pods and
+// notes. Values with no data (NaN) are written as null.
 func JSON(w io.Writer, results []*emulator.Result) error {
 	if len(results) == 0 {
 		return nil
 	}
-	rep := jsonReport{Scenario: results[0].Scenario, Seed: results[0].Seed}
 	rows := Rows(results)
+	runs := make([]map[string]any, len(results))
 	for i, r := range results {
-		run := jsonRun{Row: rows[i], Pods: r.Pods, Notes: r.Notes}
-		for _, p := range r.Series {
-			pt := jsonPoint{T: p.T, Rate: p.Rate, Timeouts: p.Timeouts, Replicas: p.Replicas, Threshold: p.Threshold}
-			if !math.IsNaN(p.P99Ms) {
-				v := p.P99Ms
-				pt.P99Ms = &v
+		row := rows[i]
+		series := make([]map[string]any, len(r.Series))
+		for j, p := range r.Series {
+			pt := map[string]any{"t": p.T, "rate": p.Rate, "p99Ms": finite(p.P99Ms), "timeouts": p.Timeouts, "replicas": p.Replicas}
+			if len(p.Threshold) > 0 {
+				pt["threshold"] = p.Threshold
 			}
-			run.Series = append(run.Series, pt)
+			series[j] = pt
 		}
-		rep.Runs = append(rep.Runs, run)
+		pods := make([]map[string]any, len(r.Pods))
+		for j, p := range r.Pods {
+			pods[j] = map[string]any{"name": p.Name, "component": p.Component, "node": p.Node, "seconds": p.Seconds, "utilization": finite(p.Utilization)}
+		}
+		run := map[string]any{
+			"run": row.Run, "requests": row.Requests, "successRate": finite(row.SuccessRate), "timeouts": row.Timeouts,
+			"errors": row.Errors, "meanMs": finite(row.MeanMs), "p50Ms": finite(row.P50Ms), "p90Ms": finite(row.P90Ms),
+			"p99Ms": finite(row.P99Ms), "p999Ms": finite(row.P999Ms), "cpuUtilizationMean": finite(row.UtilMean),
+			"cpuUtilizationMaxMinGap": finite(row.UtilGap), "replicaSeconds": finite(row.ReplicaSeconds),
+			"scalingEvents": row.ScalingEvents, "allocations": row.Allocations, "series": series, "pods": pods,
+		}
+		if len(r.Notes) > 0 {
+			run["notes"] = r.Notes
+		}
+		runs[i] = run
 	}
-	data, err := json.MarshalIndent(sanitize(rep), "", "  ")
+	data, err := json.MarshalIndent(map[string]any{"scenario": results[0].Scenario, "seed": results[0].Seed, "runs": runs}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -144,58 +136,10 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 	return err
 }
 
-// sanitize replaces NaN and ±Inf (no data), which JSON cannot carry, by
-// null in summaries and pod utilisations.
-func sanitize(rep jsonReport) any {
-	var generic map[string]any
-	// Round-trip through a form where non-finite numbers are already nil.
-	runs := make([]map[string]any, len(rep.Runs))
-	for i, r := range rep.Runs {
-		row := map[string]any{}
-		b, _ := json.Marshal(finiteRow(r.Row))
-		_ = json.Unmarshal(b, &row)
-		for k, v := range nonFinite(r.Row) {
-			row[k] = v
-		}
-		pods := make([]map[string]any, len(r.Pods))
-		for j, p := range r.Pods {
-			pods[j] = map[string]any{"name": p.Name, "component": p.Component, "node": p.Node, "seconds": p.Seconds, "utilization": finite(p.Utilization)}
-		}
-		row["series"], row["pods"] = r.Series, pods
-		if len(r.Notes) > 0 {
-			row["notes"] = r.Notes
-		}
-		runs[i] = row
-	}
-	generic = map[string]any{"scenario": rep.Scenario, "seed": rep.Seed, "runs": runs}
-	return generic
-}
-
+// finite is v, or nil (JSON null) when v is NaN or infinite.
 func finite(v float64) any {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}
 	return v
-}
-
-// finiteRow zeroes non-finite fields so the row marshals; nonFinite then
-// overwrites them with null.
-func finiteRow(r Row) Row {
-	for _, f := range []*float64{&r.SuccessRate, &r.MeanMs, &r.P50Ms, &r.P90Ms, &r.P99Ms, &r.P999Ms, &r.UtilMean, &r.UtilGap, &r.ReplicaSeconds} {
-		if math.IsNaN(*f) || math.IsInf(*f, 0) {
-			*f = 0
-		}
-	}
-	return r
-}
-
-func nonFinite(r Row) map[string]any {
-	out := map[string]any{}
-	for k, v := range map[string]float64{"successRate": r.SuccessRate, "meanMs": r.MeanMs, "p50Ms": r.P50Ms, "p90Ms": r.P90Ms,
-		"p99Ms": r.P99Ms, "p999Ms": r.P999Ms, "cpuUtilizationMean": r.UtilMean, "cpuUtilizationMaxMinGap": r.UtilGap, "replicaSeconds": r.ReplicaSeconds} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			out[k] = nil
-		}
-	}
-	return out
 }
