@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/artt-dev/artt/internal/fielderr"
 )
 
 // Mode selects how the threshold is computed.
@@ -64,28 +66,20 @@ func DefaultConfig() Config {
 }
 
 // FieldError names the Config field that is invalid, its value and why.
-type FieldError struct {
-	Field  string
-	Value  any
-	Reason string
-}
-
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Reason)
-}
+type FieldError = fielderr.Error
 
 // Validate reports the first invalid field as a *FieldError.
 func (c Config) Validate() error {
 	finitePositive := func(field string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return &FieldError{field, v, "must be a finite number above 0"}
+			return &FieldError{Field: field, Value: v, Reason: "must be a finite number above 0"}
 		}
 		return nil
 	}
 	switch c.Mode {
 	case ModeARTT, ModeLARE, ModeStatic:
 	default:
-		return &FieldError{"Mode", c.Mode, `must be one of "artt", "lare", "static"`}
+		return &FieldError{Field: "Mode", Value: c.Mode, Reason: `must be one of "artt", "lare", "static"`}
 	}
 	for _, f := range []struct {
 		name string
@@ -101,25 +95,25 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.MinThreshold > c.MaxThreshold {
-		return &FieldError{"MinThreshold", c.MinThreshold, fmt.Sprintf("must not exceed MaxThreshold (%v)", c.MaxThreshold)}
+		return &FieldError{Field: "MinThreshold", Value: c.MinThreshold, Reason: fmt.Sprintf("must not exceed MaxThreshold (%v)", c.MaxThreshold)}
 	}
 	if !(c.Quantile > 0.5 && c.Quantile < 1) {
-		return &FieldError{"Quantile", c.Quantile, "must be in (0.5, 1)"}
+		return &FieldError{Field: "Quantile", Value: c.Quantile, Reason: "must be in (0.5, 1)"}
 	}
 	if math.IsNaN(c.Deadband) || c.Deadband < 0 || c.Deadband >= 1 {
-		return &FieldError{"Deadband", c.Deadband, "must be in [0, 1)"}
+		return &FieldError{Field: "Deadband", Value: c.Deadband, Reason: "must be in [0, 1)"}
 	}
 	if c.WarmUp < 2 {
-		return &FieldError{"WarmUp", c.WarmUp, "must be at least 2"}
+		return &FieldError{Field: "WarmUp", Value: c.WarmUp, Reason: "must be at least 2"}
 	}
 	if c.RANSAC.MaxIterations < 1 || c.RANSAC.MaxIterations > 100000 {
-		return &FieldError{"RANSAC.MaxIterations", c.RANSAC.MaxIterations, "must be in [1, 100000]"}
+		return &FieldError{Field: "RANSAC.MaxIterations", Value: c.RANSAC.MaxIterations, Reason: "must be in [1, 100000]"}
 	}
 	if !(c.RANSAC.Confidence > 0 && c.RANSAC.Confidence < 1) {
-		return &FieldError{"RANSAC.Confidence", c.RANSAC.Confidence, "must be in (0, 1)"}
+		return &FieldError{Field: "RANSAC.Confidence", Value: c.RANSAC.Confidence, Reason: "must be in (0, 1)"}
 	}
 	if c.RANSAC.MinSamples < 3 {
-		return &FieldError{"RANSAC.MinSamples", c.RANSAC.MinSamples, "must be at least 3"}
+		return &FieldError{Field: "RANSAC.MinSamples", Value: c.RANSAC.MinSamples, Reason: "must be at least 3"}
 	}
 	return nil
 }

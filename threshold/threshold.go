@@ -151,10 +151,10 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 // the same history compute the same threshold.
 func Replay(cfg Config, demand, cost []float64, window int) (Result, error) {
 	if window < 1 {
-		return Result{}, &FieldError{"window", window, "must be at least 1"}
+		return Result{}, &FieldError{Field: "window", Value: window, Reason: "must be at least 1"}
 	}
 	if cost != nil && len(cost) != len(demand) {
-		return Result{}, &FieldError{"cost", len(cost), "must have one value per demand sample"}
+		return Result{}, &FieldError{Field: "cost", Value: len(cost), Reason: "must have one value per demand sample"}
 	}
 	t, err := NewTracker(cfg)
 	if err != nil {

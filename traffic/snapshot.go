@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/artt-dev/artt/internal/fielderr"
 )
 
 // Snapshot is everything an allocator sees about the cluster at one moment.
@@ -85,15 +87,7 @@ type Delay struct {
 }
 
 // FieldError is bad input: it names the field and the value.
-type FieldError struct {
-	Field  string
-	Value  any
-	Reason string
-}
-
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Reason)
-}
+type FieldError = fielderr.Error
 
 // missingOrNonNegative accepts NaN (unknown) and finite values ≥ 0.
 func missingOrNonNegative(v float64) bool {
@@ -107,35 +101,35 @@ func (s Snapshot) Validate() error {
 	nodes := make(map[string]bool, len(s.Nodes))
 	for i, n := range s.Nodes {
 		if n.Name == "" {
-			return &FieldError{fmt.Sprintf("nodes[%d].name", i), `""`, "must not be empty"}
+			return &FieldError{Field: fmt.Sprintf("nodes[%d].name", i), Value: `""`, Reason: "must not be empty"}
 		}
 		if nodes[n.Name] {
-			return &FieldError{fmt.Sprintf("nodes[%d].name", i), n.Name, "duplicate node"}
+			return &FieldError{Field: fmt.Sprintf("nodes[%d].name", i), Value: n.Name, Reason: "duplicate node"}
 		}
 		nodes[n.Name] = true
 	}
 	comps := make(map[string]bool, len(s.Components))
 	for i, c := range s.Components {
 		if c.Name == "" {
-			return &FieldError{fmt.Sprintf("components[%d].name", i), `""`, "must not be empty"}
+			return &FieldError{Field: fmt.Sprintf("components[%d].name", i), Value: `""`, Reason: "must not be empty"}
 		}
 		if comps[c.Name] {
-			return &FieldError{fmt.Sprintf("components[%d].name", i), c.Name, "duplicate component"}
+			return &FieldError{Field: fmt.Sprintf("components[%d].name", i), Value: c.Name, Reason: "duplicate component"}
 		}
 		comps[c.Name] = true
 	}
 	for i, c := range s.Calls {
 		if !comps[c.From] {
-			return &FieldError{fmt.Sprintf("calls[%d].from", i), c.From, "unknown component"}
+			return &FieldError{Field: fmt.Sprintf("calls[%d].from", i), Value: c.From, Reason: "unknown component"}
 		}
 		if !comps[c.To] {
-			return &FieldError{fmt.Sprintf("calls[%d].to", i), c.To, "unknown component"}
+			return &FieldError{Field: fmt.Sprintf("calls[%d].to", i), Value: c.To, Reason: "unknown component"}
 		}
 		if c.From == c.To {
-			return &FieldError{fmt.Sprintf("calls[%d].to", i), c.To, "a component cannot call itself"}
+			return &FieldError{Field: fmt.Sprintf("calls[%d].to", i), Value: c.To, Reason: "a component cannot call itself"}
 		}
 		if !missingOrNonNegative(c.Rate) {
-			return &FieldError{fmt.Sprintf("calls[%d].rate", i), c.Rate, "must be ≥ 0 or NaN (unknown)"}
+			return &FieldError{Field: fmt.Sprintf("calls[%d].rate", i), Value: c.Rate, Reason: "must be ≥ 0 or NaN (unknown)"}
 		}
 	}
 	names := make(map[string]bool, len(s.Replicas))
@@ -143,13 +137,13 @@ func (s Snapshot) Validate() error {
 		f := func(name string) string { return fmt.Sprintf("replicas[%d].%s", i, name) }
 		switch {
 		case r.Name == "":
-			return &FieldError{f("name"), `""`, "must not be empty"}
+			return &FieldError{Field: f("name"), Value: `""`, Reason: "must not be empty"}
 		case names[r.Name]:
-			return &FieldError{f("name"), r.Name, "duplicate replica"}
+			return &FieldError{Field: f("name"), Value: r.Name, Reason: "duplicate replica"}
 		case !comps[r.Component]:
-			return &FieldError{f("component"), r.Component, "unknown component"}
+			return &FieldError{Field: f("component"), Value: r.Component, Reason: "unknown component"}
 		case !nodes[r.Node]:
-			return &FieldError{f("node"), r.Node, "unknown node"}
+			return &FieldError{Field: f("node"), Value: r.Node, Reason: "unknown node"}
 		}
 		names[r.Name] = true
 		for _, m := range []struct {
@@ -157,24 +151,24 @@ func (s Snapshot) Validate() error {
 			v    float64
 		}{{"cpu", r.CPU}, {"requests", r.Requests}, {"latencyP95", r.LatencyP95}, {"errorRate", r.ErrorRate}} {
 			if !missingOrNonNegative(m.v) {
-				return &FieldError{f(m.name), m.v, "must be ≥ 0 or NaN (unknown)"}
+				return &FieldError{Field: f(m.name), Value: m.v, Reason: "must be ≥ 0 or NaN (unknown)"}
 			}
 		}
 		if math.IsNaN(r.CPULimit) || math.IsInf(r.CPULimit, 0) || r.CPULimit < 0 {
-			return &FieldError{f("cpuLimit"), r.CPULimit, "must be ≥ 0 (0 = unknown)"}
+			return &FieldError{Field: f("cpuLimit"), Value: r.CPULimit, Reason: "must be ≥ 0 (0 = unknown)"}
 		}
 		if r.ErrorRate > 1 {
-			return &FieldError{f("errorRate"), r.ErrorRate, "must be a fraction in [0, 1]"}
+			return &FieldError{Field: f("errorRate"), Value: r.ErrorRate, Reason: "must be a fraction in [0, 1]"}
 		}
 	}
 	for i, d := range s.Delays {
 		switch {
 		case !nodes[d.From]:
-			return &FieldError{fmt.Sprintf("delays[%d].from", i), d.From, "unknown node"}
+			return &FieldError{Field: fmt.Sprintf("delays[%d].from", i), Value: d.From, Reason: "unknown node"}
 		case !nodes[d.To]:
-			return &FieldError{fmt.Sprintf("delays[%d].to", i), d.To, "unknown node"}
+			return &FieldError{Field: fmt.Sprintf("delays[%d].to", i), Value: d.To, Reason: "unknown node"}
 		case math.IsNaN(d.Ms) || math.IsInf(d.Ms, 0) || d.Ms < 0:
-			return &FieldError{fmt.Sprintf("delays[%d].ms", i), d.Ms, "must be a finite number ≥ 0"}
+			return &FieldError{Field: fmt.Sprintf("delays[%d].ms", i), Value: d.Ms, Reason: "must be a finite number ≥ 0"}
 		}
 	}
 	return nil

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/artt-dev/artt/internal/fielderr"
 )
 
 // Duration is a time.Duration written as "15s", "5ms" or "2m".
@@ -253,12 +255,4 @@ func explainDecode(err error) error {
 }
 
 // FieldError names the bad field and its value.
-type FieldError struct {
-	Field  string
-	Value  any
-	Reason string
-}
-
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("scenario field %s = %v: %s", e.Field, e.Value, e.Reason)
-}
+type FieldError = fielderr.Error
