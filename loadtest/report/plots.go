@@ -53,10 +53,18 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-func style(l *plotter.Line, i int) {
+// addRunLine draws run i's line in its colour and names it in the legend.
+func addRunLine(p *plot.Plot, xy plotter.XYs, i int, name string) error {
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
 	l.Color = plotutil.Color(i)
 	l.Dashes = plotutil.Dashes(i / 7)
 	l.Width = vg.Points(1.6)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
 }
 
 // latencyCDF: fraction of successful requests at or below each latency,
@@ -79,13 +87,9 @@ func latencyCDF(title string, results []*emulator.Result) (*plot.Plot, error) {
 			v := math.Max(r.LatenciesMs[idx], 1e-3)
 			xy = append(xy, plotter.XY{X: v, Y: q * r.SuccessRate})
 		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
+		if err := addRunLine(p, xy, i, r.Run); err != nil {
 			return nil, err
 		}
-		style(l, i)
-		p.Add(l)
-		p.Legend.Add(r.Run, l)
 	}
 	return p, nil
 }
@@ -104,13 +108,9 @@ func p99OverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
 		if len(xy) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
+		if err := addRunLine(p, xy, i, r.Run); err != nil {
 			return nil, err
 		}
-		style(l, i)
-		p.Add(l)
-		p.Legend.Add(r.Run, l)
 	}
 	return p, nil
 }
@@ -129,13 +129,9 @@ func replicasOverTime(title string, results []*emulator.Result) (*plot.Plot, err
 		for _, pt := range r.Series {
 			xy = append(xy, plotter.XY{X: pt.T, Y: float64(totalReplicas(pt))})
 		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
+		if err := addRunLine(p, xy, i, r.Run); err != nil {
 			return nil, err
 		}
-		style(l, i)
-		p.Add(l)
-		p.Legend.Add(r.Run, l)
 	}
 	if len(results) > 0 && maxRate > 0 {
 		// The offered load, scaled onto the replica axis, in grey.
