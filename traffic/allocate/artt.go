@@ -14,14 +14,18 @@ import (
 // ARTT is forecast-driven shares, adjusted by health, routed by NTAM.
 type ARTT struct {
 	opts     Options
-	forecast *forecast.Estimator
-	health   map[string]*health.Tracker
+	forecast *traffic.PerComponent[*forecast.ComponentEstimator]
+	health   *traffic.PerComponent[*health.Tracker]
 	measured time.Time
 }
 
 // NewARTT returns ARTT with empty estimates.
 func NewARTT(opts Options) *ARTT {
-	return &ARTT{opts: opts, forecast: forecast.New(opts.Forecast), health: make(map[string]*health.Tracker)}
+	return &ARTT{
+		opts:     opts,
+		forecast: traffic.NewPerComponent(func() *forecast.ComponentEstimator { return forecast.NewComponent(opts.Forecast) }),
+		health:   traffic.NewPerComponent(func() *health.Tracker { return health.New(opts.Health) }),
+	}
 }
 
 // Name is "artt".
@@ -40,11 +44,8 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	estimators := make(map[string]*forecast.ComponentEstimator)
 	trackers := make(map[string]*health.Tracker)
 	for _, d := range x.Downstreams() {
-		estimators[d] = a.forecast.Component(d)
-		if a.health[d] == nil {
-			a.health[d] = health.New(a.opts.Health)
-		}
-		trackers[d] = a.health[d]
+		estimators[d] = a.forecast.Get(d)
+		trackers[d] = a.health.Get(d)
 	}
 	routes, err := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
 		groups, supplies, ok := problem(x, component)

@@ -11,13 +11,13 @@ import (
 // HEART is ATPM's load shares routed by NTAM.
 type HEART struct {
 	opts     Options
-	atpm     *atpm.Estimator
+	atpm     *traffic.PerComponent[*atpm.ComponentEstimator]
 	measured time.Time
 }
 
 // NewHEART returns HEART with empty estimates.
 func NewHEART(opts Options) *HEART {
-	return &HEART{opts: opts, atpm: atpm.New(opts.ATPM)}
+	return &HEART{opts: opts, atpm: traffic.NewPerComponent(func() *atpm.ComponentEstimator { return atpm.NewComponent(opts.ATPM) })}
 }
 
 // Name is "heart".
@@ -33,7 +33,7 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	h.measured = s.MeasuredAt
 	estimators := make(map[string]*atpm.ComponentEstimator)
 	for _, d := range x.Downstreams() {
-		estimators[d] = h.atpm.Component(d)
+		estimators[d] = h.atpm.Get(d)
 	}
 	routes, err := eachDownstream(x, h.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
 		groups, supplies, ok := problem(x, component)

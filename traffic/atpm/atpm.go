@@ -21,9 +21,9 @@
 //     had valid loads; when no group has any estimate (for example all loads
 //     zero), traffic is split equally per replica.
 //
-// The Estimator keeps per-group state between cycles and forgets a group
-// absent for ForgetAfter cycles. Components are independent: each has its
-// own ComponentEstimator, so callers may run them in parallel.
+// A ComponentEstimator keeps per-group state between cycles and forgets a
+// group absent for ForgetAfter cycles. Components are independent: each has
+// its own ComponentEstimator, so callers may run them in parallel.
 package atpm
 
 import (
@@ -67,26 +67,10 @@ type Share struct {
 	Basis string
 }
 
-// Estimator holds every component's state.
-type Estimator struct {
-	cfg        Config
-	components map[string]*ComponentEstimator
-}
-
-// New returns an empty estimator.
-func New(cfg Config) *Estimator {
-	return &Estimator{cfg: cfg, components: make(map[string]*ComponentEstimator)}
-}
-
-// Component returns the estimator of one component, creating it. Call it
-// from one goroutine; the returned estimators may then run in parallel.
-func (e *Estimator) Component(name string) *ComponentEstimator {
-	c, ok := e.components[name]
-	if !ok {
-		c = &ComponentEstimator{cfg: e.cfg, groups: make(map[string]*groupState)}
-		e.components[name] = c
-	}
-	return c
+// NewComponent returns an empty estimator for one component (callers keep
+// one per component, see traffic.PerComponent).
+func NewComponent(cfg Config) *ComponentEstimator {
+	return &ComponentEstimator{cfg: cfg, groups: make(map[string]*groupState)}
 }
 
 // ComponentEstimator estimates the shares of one component's groups.

@@ -22,7 +22,7 @@ func rep(cpu, rps float64) traffic.Replica {
 }
 
 func TestEstimateHandWorked(t *testing.T) {
-	e := New(DefaultConfig()).Component("c")
+	e := NewComponent(DefaultConfig())
 	// Per-request CPU: fast 0.01 s, slow 0.02 s (twice as slow): capacities
 	// 1/0.01 = 100 and 1/0.02 = 50 requests per second → shares 2/3 and 1/3.
 	got := e.Estimate([]traffic.Group{group("fast", rep(0.5, 50)), group("slow", rep(1.0, 50))}, true)
@@ -35,7 +35,7 @@ func TestEstimateHandWorked(t *testing.T) {
 }
 
 func TestReplicasWithoutRequestsAreExcludedFromLoad(t *testing.T) {
-	e := New(DefaultConfig()).Component("c")
+	e := NewComponent(DefaultConfig())
 	// The idle replica's CPU (0.3, no requests) must not raise the load.
 	got := e.Estimate([]traffic.Group{group("n1", rep(0.5, 50), rep(0.3, 0))}, true)
 	if got[0].Load != 0.01 {
@@ -44,7 +44,7 @@ func TestReplicasWithoutRequestsAreExcludedFromLoad(t *testing.T) {
 }
 
 func TestMissingDataRules(t *testing.T) {
-	e := New(DefaultConfig()).Component("c")
+	e := NewComponent(DefaultConfig())
 	e.Estimate([]traffic.Group{group("a", rep(0.5, 50)), group("b", rep(1.0, 50))}, true)
 	// Next cycle: b reports nothing, c is new and reports nothing.
 	got := e.Estimate([]traffic.Group{
@@ -61,7 +61,7 @@ func TestMissingDataRules(t *testing.T) {
 }
 
 func TestAllZeroSplitsEquallyPerReplica(t *testing.T) {
-	e := New(DefaultConfig()).Component("c")
+	e := NewComponent(DefaultConfig())
 	got := e.Estimate([]traffic.Group{group("a", rep(0, 0), rep(0, 0)), group("b", rep(0, 0))}, true)
 	if got[0].Share != 2.0/3 || got[1].Share != 1.0/3 || got[0].Basis != BasisEqual {
 		t.Errorf("shares %+v, want an equal split per replica (2/3, 1/3)", got)
@@ -70,8 +70,8 @@ func TestAllZeroSplitsEquallyPerReplica(t *testing.T) {
 
 func TestAlphaAdaptsToVolatility(t *testing.T) {
 	cfg := DefaultConfig()
-	calm := New(cfg).Component("c")
-	jumpy := New(cfg).Component("c")
+	calm := NewComponent(cfg)
+	jumpy := NewComponent(cfg)
 	var a, b []Share
 	for i := range 6 {
 		a = calm.Estimate([]traffic.Group{group("n", rep(0.5, 50))}, true)

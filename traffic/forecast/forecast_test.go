@@ -71,7 +71,7 @@ func replicaAt(name, node string, cpu, rps float64) traffic.Replica {
 // Two nodes, the slow one needing twice the CPU per request: over cycles the
 // shares move away from it until utilisation is even, each step bounded.
 func TestSharesMoveAwayFromSlowNode(t *testing.T) {
-	e := New(DefaultConfig()).Component("c")
+	e := NewComponent(DefaultConfig())
 	shares := map[string]float64{"fast": 0.5, "slow": 0.5}
 	const rps = 100.0
 	var est []GroupEstimate
@@ -93,7 +93,7 @@ func TestSharesMoveAwayFromSlowNode(t *testing.T) {
 }
 
 func TestWarmStart(t *testing.T) {
-	e := New(DefaultConfig()).Component("c")
+	e := NewComponent(DefaultConfig())
 	groups := func(extra ...traffic.Replica) []traffic.Group {
 		a := traffic.Group{Component: "c", Node: "n1", Replicas: []traffic.Replica{replicaAt("a", "n1", 0.4, 40)}}
 		b := traffic.Group{Component: "c", Node: "n2", Replicas: []traffic.Replica{replicaAt("b", "n2", 0.8, 40)}}

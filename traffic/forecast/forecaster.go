@@ -24,26 +24,10 @@ func DefaultConfig() Config {
 	}
 }
 
-// Estimator holds every component's replica filters and shares.
-type Estimator struct {
-	cfg        Config
-	components map[string]*ComponentEstimator
-}
-
-// New returns an empty estimator.
-func New(cfg Config) *Estimator {
-	return &Estimator{cfg: cfg, components: make(map[string]*ComponentEstimator)}
-}
-
-// Component returns one component's estimator, creating it; call from one
-// goroutine, then run the component estimators in parallel.
-func (e *Estimator) Component(name string) *ComponentEstimator {
-	c, ok := e.components[name]
-	if !ok {
-		c = &ComponentEstimator{cfg: e.cfg, replicas: make(map[string]*replica)}
-		e.components[name] = c
-	}
-	return c
+// NewComponent returns an empty estimator for one component (callers keep
+// one per component, see traffic.PerComponent).
+func NewComponent(cfg Config) *ComponentEstimator {
+	return &ComponentEstimator{cfg: cfg, replicas: make(map[string]*replica)}
 }
 
 // ComponentEstimator estimates one component's shares.
