@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -12,6 +13,10 @@ import (
 type Result struct {
 	Scenario, Run string
 	Seed          uint64
+	// Routing and Autoscaling are the run's policies; Frontier marks a run
+	// of the HPA sweep that other autoscalers are judged against.
+	Routing, Autoscaling string
+	Frontier             bool
 
 	Requests, Succeeded, Timeouts, Errors int64
 	SuccessRate                           float64
@@ -31,9 +36,31 @@ type Result struct {
 	Series []Point
 	Notes  []string
 
+	// CrossNodeFraction is the fraction of calls (gateway to entry
+	// included) whose caller and callee were on different nodes.
+	CrossNodeFraction float64
+	// NetworkMs is the mean time a measured request spent on the network,
+	// over every hop both ways.
+	NetworkMs float64
+	// AfterEvents counts, per injected event, the requests started in the
+	// minute after it and those of them that did not succeed.
+	AfterEvents []EventImpact
+
 	// Events and Hops count the simulation's work, for throughput figures.
 	Events, Hops int64
 }
+
+// EventImpact is what an injected event cost: of the requests started in
+// the minute after it, how many failed or timed out.
+type EventImpact struct {
+	At          float64
+	Description string
+	Started     int64
+	Lost        int64
+}
+
+// impactWindow is how long after an event its losses are counted.
+const impactWindow = 60.0
 
 // PodResult is one pod's measured life.
 type PodResult struct {
@@ -69,15 +96,40 @@ type collector struct {
 	cpuAtWarmup    map[int]float64
 	warmed         bool
 	sampledAt      float64
+	networkSum     float64
+	networkCount   int64
 }
 
 func newCollector(e *Emulator) *collector {
-	return &collector{
+	c := &collector{
 		e:           e,
 		lastSample:  make(map[int]podSample),
 		thresholds:  make(map[string]float64),
 		cpuAtWarmup: make(map[int]float64),
-		res:         Result{Scenario: e.sc.Name, Run: e.run.Label(), Seed: e.sc.Seed},
+		res: Result{Scenario: e.sc.Name, Run: e.run.Label(), Seed: e.sc.Seed,
+			Routing: e.run.Routing, Autoscaling: e.run.Autoscaling, Frontier: e.run.Frontier},
+	}
+	for _, ev := range e.sc.Events {
+		desc := ev.Type
+		switch ev.Type {
+		case "node-slowdown":
+			desc += fmt.Sprintf(" %s to %g", ev.Node, ev.Speed)
+		case "node-failure":
+			desc += " " + ev.Node
+		case "pod-failure":
+			desc += " " + ev.Component
+		}
+		c.res.AfterEvents = append(c.res.AfterEvents, EventImpact{At: ev.At.Seconds(), Description: desc})
+	}
+	return c
+}
+
+// impacts returns the events whose window holds a request started at t.
+func (c *collector) impacts(t float64, f func(*EventImpact)) {
+	for i := range c.res.AfterEvents {
+		if ev := &c.res.AfterEvents[i]; t >= ev.At && t < ev.At+impactWindow {
+			f(ev)
+		}
 	}
 }
 
@@ -90,6 +142,7 @@ func (c *collector) note(s string) {
 func (c *collector) started(r *rootRequest) {
 	c.windowStarted++
 	if r.measured {
+		c.impacts(r.start, func(ev *EventImpact) { ev.Started++; ev.Lost++ })
 		c.res.Requests++
 		c.unfinished++
 	}
@@ -107,6 +160,8 @@ func (c *collector) finished(r *rootRequest, at float64, failed bool) {
 		return
 	}
 	c.unfinished--
+	c.networkSum += r.network
+	c.networkCount++
 	switch {
 	case failed:
 		c.res.Errors++
@@ -115,6 +170,7 @@ func (c *collector) finished(r *rootRequest, at float64, failed bool) {
 	default:
 		c.res.Succeeded++
 		c.res.LatenciesMs = append(c.res.LatenciesMs, lat*1000)
+		c.impacts(r.start, func(ev *EventImpact) { ev.Lost-- })
 	}
 }
 
@@ -182,6 +238,13 @@ func (c *collector) finish() *Result {
 	r.Timeouts += c.unfinished
 	r.Allocations = c.allocations
 	r.Events, r.Hops = e.eventsRun, e.hops
+	if e.hops > 0 {
+		r.CrossNodeFraction = float64(e.crossHops) / float64(e.hops)
+	}
+	r.NetworkMs = math.NaN()
+	if c.networkCount > 0 {
+		r.NetworkMs = 1000 * c.networkSum / float64(c.networkCount)
+	}
 	slices.Sort(r.LatenciesMs)
 	if n := len(r.LatenciesMs); n > 0 {
 		sum := 0.0

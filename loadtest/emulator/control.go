@@ -89,7 +89,7 @@ func newAutoscaler(e *Emulator, policy string) (*autoscaler, error) {
 		switch policy {
 		case "hpa-cpu":
 			md["mode"] = "static"
-			md["staticThreshold"] = strconv.FormatFloat(e.sc.Control.CPUTarget, 'g', -1, 64)
+			md["staticThreshold"] = strconv.FormatFloat(e.run.CPUTarget, 'g', -1, 64)
 		case "lare":
 			md["mode"] = "lare"
 		case "artt":

@@ -34,6 +34,7 @@ import (
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/loadtest/workload"
 	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/istio"
 )
 
 // Emulator runs one scenario under one run's policies.
@@ -49,7 +50,7 @@ type Emulator struct {
 	comps    []*component
 	byName   map[string]*component
 	entry    *component
-	ingress  *node
+	ingress  []*sidecar // the ingress gateway's replicas
 	delayMs  [][]float64
 	timeout  float64
 	warmup   float64
@@ -60,11 +61,18 @@ type Emulator struct {
 	free       []*request
 	pods       []*replica // every pod ever created
 
+	// localityNode maps an Istio locality back to its node index.
+	localityNode map[string]int
+	// scratch holds a pick's healthy hosts when some are ejected.
+	scratch []*replica
+
 	res       *collector
 	progress  func(simSeconds float64)
 	debug     func(string)
+	weightLog func(component string, ds []istio.Distribute)
 	eventsRun int64
 	hops      int64
+	crossHops int64
 }
 
 // Options tune a run beyond the scenario.
@@ -77,6 +85,9 @@ type Options struct {
 	// AllocationLog, when set, receives one line per routed component at
 	// every allocation: shares, health, basis, forecasts and routes.
 	AllocationLog func(string)
+	// Weights, when set, receives every locality weight table installed,
+	// exactly as artt-traffic would write it to a DestinationRule.
+	Weights func(component string, ds []istio.Distribute)
 }
 
 // New builds the emulated cluster for a scenario and run. rate is the
@@ -89,18 +100,21 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		timeout:  sc.Workload.Timeout.Seconds(),
 		warmup:   sc.Warmup.Seconds(),
 		duration: sc.Duration.Seconds(),
-		progress: opts.Progress,
-		debug:    opts.AllocationLog,
+		progress:     opts.Progress,
+		debug:        opts.AllocationLog,
+		weightLog:    opts.Weights,
+		localityNode: make(map[string]int, len(sc.Cluster.Nodes)),
 	}
 	idx := map[string]int{}
 	for i, n := range sc.Cluster.Nodes {
 		e.nodes = append(e.nodes, &node{idx: i, name: n.Name, cores: n.Cores, speed: n.Speed, ready: true})
 		idx[n.Name] = i
+		e.localityNode[localityOf(e.nodes[i])] = i
 	}
-	e.ingress = e.nodes[idx[sc.Cluster.IngressNode]]
+	e.ingress = newIngress(e.nodes, sc.Cluster.Ingress, idx)
 	e.delayMs = delayMatrix(sc, idx)
 	for i, c := range sc.Application.Components {
-		comp := &component{idx: i, spec: c, readyOn: make([][]*replica, len(e.nodes)), rr: make([]int, len(e.nodes))}
+		comp := &component{idx: i, spec: c, readyOn: make([][]*replica, len(e.nodes))}
 		e.comps = append(e.comps, comp)
 		e.byName[c.Name] = comp
 	}
@@ -254,27 +268,40 @@ func (e *Emulator) release(r *request) {
 	e.free = append(e.free, r)
 }
 
-// arrive starts an external request at the ingress.
+// arrive starts an external request at an ingress gateway replica, chosen
+// at random as the load balancer in front of the gateway does.
 func (e *Emulator) arrive() {
 	root := &rootRequest{start: e.now, measured: e.now >= e.warmup}
 	e.res.started(root)
+	g := e.ingress[0]
+	if len(e.ingress) > 1 {
+		g = e.ingress[e.rng.IntN(len(e.ingress))]
+	}
 	r := e.newRequest()
-	r.root, r.comp, r.from = root, e.entry, e.ingress
-	e.send(r)
+	r.root, r.comp, r.from = root, e.entry, g.node
+	e.send(r, g)
 }
 
-// send routes a request from its caller's node and schedules its delivery.
-func (e *Emulator) send(r *request) {
-	rep := e.route(r.comp, r.from)
-	if rep == nil { // no ready endpoint: the mesh answers 503 at once
+// send routes a request through its caller's sidecar and schedules its
+// delivery.
+func (e *Emulator) send(r *request, via *sidecar) {
+	rep := e.pick(via, r.comp)
+	if rep == nil { // no healthy endpoint: the sidecar answers 503 at once
 		r.failed = true
 		e.answer(r, r.from)
 		return
 	}
 	r.rep = rep
+	r.via = e.cluster(via, r.comp)
+	r.via.sent(rep)
 	rep.outstanding++
 	e.hops++
-	e.q.push(event{at: e.now + e.hop(r.from, rep.node), kind: evDeliver, req: r})
+	if r.from != rep.node {
+		e.crossHops++
+	}
+	d := e.hop(r.from, rep.node)
+	r.root.network += d
+	e.q.push(event{at: e.now + d, kind: evDeliver, req: r})
 }
 
 // deliver starts a request's CPU work at its replica.
@@ -345,7 +372,7 @@ func (e *Emulator) proceed(r *request) {
 	}
 	c := e.newRequest()
 	c.root, c.parent, c.comp, c.from = r.root, r, r.comp.calls[r.callIdx], r.rep.node
-	e.send(c)
+	e.send(c, &r.rep.proxy)
 }
 
 // answer sends a request's response from node back to its caller.
@@ -359,11 +386,20 @@ func (e *Emulator) answer(r *request, from *node) {
 		rep.window = append(rep.window, (e.now-r.arrived)*1000)
 		e.leaveIfIdle(rep)
 	}
-	e.q.push(event{at: e.now + e.hop(from, r.from), kind: evResponse, req: r})
+	d := e.hop(from, r.from)
+	r.root.network += d
+	e.q.push(event{at: e.now + d, kind: evResponse, req: r})
 }
 
-// response delivers an answer to the caller.
+// response delivers an answer to the caller's sidecar, which counts the
+// request as done and feeds its outlier detector.
 func (e *Emulator) response(r *request) {
+	if u := r.via; u != nil {
+		u.answered(r.rep)
+		if u.outlier != nil {
+			u.outlier.observe(r.rep, r.failed, e.now, len(r.comp.ready))
+		}
+	}
 	if r.parent == nil {
 		e.res.finished(r.root, e.now, r.failed)
 		e.release(r)

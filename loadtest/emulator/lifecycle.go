@@ -22,6 +22,7 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 	p := &replica{
 		id: len(e.pods), name: fmt.Sprintf("%s-%d", c.spec.Name, c.next), comp: c, node: on,
 		state: starting, born: e.now, last: e.now, measureFrom: max(e.now, e.warmup),
+		proxy: sidecar{node: on},
 	}
 	c.next++
 	e.pods = append(e.pods, p)

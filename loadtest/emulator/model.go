@@ -37,7 +37,10 @@ type replica struct {
 
 	inService   requestHeap // by finishV
 	waiting     []*request  // FCFS queue when workers are busy
-	outstanding int         // requests here not yet answered (least-request counts these)
+	outstanding int         // requests here not yet answered (a terminating pod waits for 0)
+
+	// proxy is the pod's Envoy sidecar, through which its calls leave.
+	proxy sidecar
 
 	v, rate, cores float64 // virtual clock, per-request rate, cores in use
 	last           float64 // time v and cpu were last advanced
@@ -67,11 +70,13 @@ type component struct {
 	ready    []*replica
 	upstream bool // called by another component (or the ingress)
 
-	// table is the current weighted routing per source node: cumulative
-	// weights over destination nodes; nil means the policy does not route
-	// by table.
-	table [][]weightedNode
-	rr    []int // round-robin position per source node
+	// weights are the installed locality weights (Istio distribute) per
+	// source node index: integer percentages over destination nodes; nil
+	// (or a nil row) means no `from` entry applies to that node.
+	weights [][]localityWeight
+	// routingVersion changes whenever endpoints or weights change, so the
+	// sidecars rebuild their locality schedules.
+	routingVersion uint64
 
 	// Sampled history for the autoscaler: request rate and CPU cores per sample.
 	demand, cpu []float64
@@ -81,9 +86,18 @@ type component struct {
 	next            int // next pod number
 }
 
-type weightedNode struct {
+// localityWeight is one `to` entry of a distribute rule.
+type localityWeight struct {
 	node   int
-	weight float64
+	weight uint32
+}
+
+// weightsFrom is the distribute row for callers on node n, or nil.
+func (c *component) weightsFrom(n *node) []localityWeight {
+	if c.weights == nil {
+		return nil
+	}
+	return c.weights[n.idx]
 }
 
 type recommendation struct {
@@ -99,6 +113,7 @@ type request struct {
 	comp     *component
 	rep      *replica
 	from     *node // caller's node, where the response goes
+	via      *envoyCluster // the caller sidecar's view it was sent through
 	finishV  float64
 	work     float64
 	arrived  float64
@@ -111,6 +126,8 @@ type request struct {
 type rootRequest struct {
 	start    float64
 	measured bool
+	// network is the time spent on the network across every hop, both ways.
+	network float64
 }
 
 // requestHeap is a min-heap of requests on finishV.

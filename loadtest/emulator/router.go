@@ -8,6 +8,7 @@ import (
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
+	"github.com/artt-dev/artt/traffic/istio"
 )
 
 // AllocateOptions are the traffic policies' options.
@@ -32,65 +33,6 @@ func newPolicy(name string, opts *AllocateOptions) (traffic.Policy, error) {
 	return allocate.New(name, o)
 }
 
-// route picks the replica of c that a caller on node from reaches.
-func (e *Emulator) route(c *component, from *node) *replica {
-	if len(c.ready) == 0 {
-		return nil
-	}
-	switch e.run.Routing {
-	case "random":
-		return c.ready[e.rng.IntN(len(c.ready))]
-	case "round-robin":
-		i := c.rr[from.idx] % len(c.ready)
-		c.rr[from.idx]++
-		return c.ready[i]
-	case "least-request":
-		// Envoy's default: two random choices, the one with fewer requests
-		// outstanding wins.
-		a := c.ready[e.rng.IntN(len(c.ready))]
-		b := c.ready[e.rng.IntN(len(c.ready))]
-		if b.outstanding < a.outstanding {
-			return b
-		}
-		return a
-	}
-	// Locality-weighted: pick a node by the table's weights among nodes
-	// that still have ready endpoints (Envoy drops empty localities and
-	// renormalises), then a pod there at random.
-	var table []weightedNode
-	if c.table != nil {
-		table = c.table[from.idx]
-	}
-	total := 0.0
-	for _, w := range table {
-		if len(c.readyOn[w.node]) > 0 {
-			total += w.weight
-		}
-	}
-	if total <= 0 { // no usable weights yet: every endpoint equally
-		return c.ready[e.rng.IntN(len(c.ready))]
-	}
-	u := e.rng.Float64() * total
-	for _, w := range table {
-		pods := c.readyOn[w.node]
-		if len(pods) == 0 {
-			continue
-		}
-		if u -= w.weight; u < 0 {
-			return pods[e.rng.IntN(len(pods))]
-		}
-	}
-	last := table[len(table)-1]
-	for i := len(table) - 1; i >= 0; i-- {
-		if len(c.readyOn[table[i].node]) > 0 {
-			last = table[i]
-			break
-		}
-	}
-	pods := c.readyOn[last.node]
-	return pods[e.rng.IntN(len(pods))]
-}
-
 // allocate runs the traffic policy on a snapshot of the last sample, as the
 // artt-traffic controller does, and installs the routing tables.
 func (e *Emulator) allocate() {
@@ -103,10 +45,6 @@ func (e *Emulator) allocate() {
 		// The controller keeps the last routing when a cycle fails.
 		e.res.note(fmt.Sprintf("%.0fs: allocation failed, routing kept: %v", e.now, err))
 		return
-	}
-	nodeIdx := make(map[string]int, len(e.nodes))
-	for _, n := range e.nodes {
-		nodeIdx[n.name] = n.idx
 	}
 	if e.debug != nil {
 		for _, r := range a.Routes {
@@ -126,19 +64,37 @@ func (e *Emulator) allocate() {
 			e.debug(e.run.Label() + " " + line)
 		}
 	}
+	// The weights go through the conversion artt-traffic writes to Istio:
+	// integer percentages per caller locality, checked against istiod's
+	// rules. A route that cannot be expressed keeps the last weights, as
+	// the controller keeps the last rule.
+	installed := make(map[*component][][]localityWeight, len(a.Routes))
 	for _, r := range a.Routes {
 		c := e.byName[r.Component]
 		if c == nil {
 			continue
 		}
-		c.table = make([][]weightedNode, len(e.nodes))
-		for _, src := range r.Sources {
-			var row []weightedNode
-			for _, t := range src.To {
-				row = append(row, weightedNode{node: nodeIdx[t.Node], weight: t.Value})
-			}
-			c.table[nodeIdx[src.Node]] = row
+		ds, err := istio.Distributes(r, e.locality)
+		if err != nil {
+			e.res.note(fmt.Sprintf("%.0fs: %s: weights not installed: %v", e.now, r.Component, err))
+			continue
 		}
+		if e.weightLog != nil {
+			e.weightLog(r.Component, ds)
+		}
+		table := make([][]localityWeight, len(e.nodes))
+		for _, d := range ds {
+			from := e.localityNode[d.From]
+			for loc, w := range d.To {
+				table[from] = append(table[from], localityWeight{node: e.localityNode[loc], weight: w})
+			}
+			slices.SortFunc(table[from], func(a, b localityWeight) int { return a.node - b.node })
+		}
+		installed[c] = table
+	}
+	for c, table := range installed {
+		c.weights = table
+		c.routingVersion++
 	}
 	e.res.allocations++
 }
@@ -152,13 +108,15 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	// so, as artt-traffic does.
 	s := traffic.Snapshot{At: at(e.now), MeasuredAt: at(e.res.sampledAt)}
 	for _, n := range e.nodes {
-		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: "lab/zone/" + n.name})
+		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: localityOf(n)})
 	}
 	s.Components = append(s.Components, traffic.Component{Name: ingressName})
-	s.Replicas = append(s.Replicas, traffic.Replica{
-		Name: ingressName, Component: ingressName, Node: e.ingress.name, Ready: true,
-		CPU: math.NaN(), Requests: math.NaN(), LatencyP95: math.NaN(), ErrorRate: math.NaN(),
-	})
+	for i, g := range e.ingress {
+		s.Replicas = append(s.Replicas, traffic.Replica{
+			Name: fmt.Sprintf("%s-%d", ingressName, i), Component: ingressName, Node: g.node.name, Ready: true,
+			CPU: math.NaN(), Requests: math.NaN(), LatencyP95: math.NaN(), ErrorRate: math.NaN(),
+		})
+	}
 	s.Calls = append(s.Calls, traffic.Call{From: ingressName, To: e.entry.spec.Name, Rate: math.NaN()})
 	for _, c := range e.comps {
 		s.Components = append(s.Components, traffic.Component{Name: c.spec.Name})
@@ -200,4 +158,18 @@ func (c *component) rebuildEndpoints() {
 		}
 	}
 	slices.SortStableFunc(c.ready, func(a, b *replica) int { return a.id - b.id })
+	c.routingVersion++
+}
+
+// localityOf is a node's Istio locality: one per node, as artt-traffic
+// requires.
+func localityOf(n *node) string { return "lab/zone/" + n.name }
+
+// locality maps a node name to its locality for the istio conversion.
+func (e *Emulator) locality(name string) (string, bool) {
+	n := e.nodeNamed(name)
+	if n == nil {
+		return "", false
+	}
+	return localityOf(n), true
 }

@@ -16,16 +16,21 @@ import (
 )
 
 // Plots writes latency-cdf.png, p99-over-time.png, replicas-over-time.png
-// and cpu-per-pod.png into dir and returns their paths.
+// and cpu-per-pod.png into dir, and cost-p99.png and cost-success.png when
+// the runs include an HPA sweep, and returns their paths.
 func Plots(dir, title string, results []*emulator.Result) ([]string, error) {
-	makers := []struct {
+	type maker struct {
 		file string
 		make func(string, []*emulator.Result) (*plot.Plot, error)
-	}{
+	}
+	makers := []maker{
 		{"latency-cdf.png", latencyCDF},
 		{"p99-over-time.png", p99OverTime},
 		{"replicas-over-time.png", replicasOverTime},
 		{"cpu-per-pod.png", cpuPerPod},
+	}
+	if NewFrontier(results) != nil {
+		makers = append(makers, maker{"cost-p99.png", costP99}, maker{"cost-success.png", costSuccess})
 	}
 	var paths []string
 	for _, m := range makers {

@@ -32,6 +32,8 @@ type Row struct {
 	ReplicaSeconds float64
 	ScalingEvents  int
 	Allocations    int
+	CrossNode      float64
+	NetworkMs      float64
 }
 
 // Rows summarises results.
@@ -43,6 +45,7 @@ func Rows(results []*emulator.Result) []Row {
 			MeanMs: r.MeanMs, P50Ms: r.P50Ms, P90Ms: r.P90Ms, P99Ms: r.P99Ms, P999Ms: r.P999Ms,
 			UtilMean: r.UtilMean, UtilGap: r.UtilGap, ReplicaSeconds: r.ReplicaSeconds,
 			ScalingEvents: r.ScalingEvents, Allocations: r.Allocations,
+			CrossNode: r.CrossNodeFraction, NetworkMs: r.NetworkMs,
 		}
 	}
 	return rows
@@ -69,26 +72,84 @@ func pct(v float64) string {
 func Markdown(w io.Writer, title string, results []*emulator.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
-	b.WriteString("| run | requests | success | timeouts | errors | mean ms | P50 ms | P90 ms | P99 ms | P99.9 ms | CPU util mean | CPU util max–min | replica-seconds | scaling events |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| run | requests | success | timeouts | errors | mean ms | P50 ms | P90 ms | P99 ms | P99.9 ms | CPU util mean | CPU util max–min | replica-seconds | scaling events | cross-node calls | network ms |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range Rows(results) {
-		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %.0f | %d |\n",
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s |\n",
 			r.Run, r.Requests, pct(r.SuccessRate), r.Timeouts, r.Errors, ms(r.MeanMs), ms(r.P50Ms), ms(r.P90Ms),
-			ms(r.P99Ms), ms(r.P999Ms), pct(r.UtilMean), pct(r.UtilGap), r.ReplicaSeconds, r.ScalingEvents)
+			ms(r.P99Ms), ms(r.P999Ms), pct(r.UtilMean), pct(r.UtilGap), r.ReplicaSeconds, r.ScalingEvents,
+			pct(r.CrossNode), ms(r.NetworkMs))
 	}
+	equalCost(&b, results)
+	afterEvents(&b, results)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// equalCost writes each autoscaled run against the HPA frontier at its
+// cost.
+func equalCost(b *strings.Builder, results []*emulator.Result) {
+	f := NewFrontier(results)
+	if f == nil {
+		return
+	}
+	b.WriteString("\nEqual cost: each autoscaled run against the HPA sweep (")
+	for i, p := range f.Points {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Run)
+	}
+	b.WriteString("), interpolated at the run's replica-seconds on the sweep's lower envelope.\n\n")
+	b.WriteString("| run | replica-seconds | P99 ms | frontier P99 ms | P99 ÷ frontier | failed | frontier failed |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		if r.Frontier || r.Autoscaling == "none" || r.Autoscaling == "" {
+			continue
+		}
+		fp, ok := f.At(r.ReplicaSeconds, P99)
+		ff, _ := f.At(r.ReplicaSeconds, Failures)
+		ratio := "outside the sweep's costs"
+		if ok {
+			ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
+		}
+		failed := "–"
+		if ok {
+			failed = strconv.FormatFloat(ff, 'f', 0, 64)
+		}
+		fmt.Fprintf(b, "| %s | %.0f | %s | %s | %s | %d | %s |\n", r.Run, r.ReplicaSeconds, ms(r.P99Ms), ms(fp), ratio,
+			r.Timeouts+r.Errors, failed)
+	}
+}
+
+// afterEvents writes what each injected event cost each run.
+func afterEvents(b *strings.Builder, results []*emulator.Result) {
+	if len(results) == 0 || len(results[0].AfterEvents) == 0 {
+		return
+	}
+	b.WriteString("\nRequests lost (failed or timed out) of those started in the minute after each event:\n\n| run |")
+	for _, ev := range results[0].AfterEvents {
+		fmt.Fprintf(b, " %.0fs %s |", ev.At, ev.Description)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(results[0].AfterEvents)) + "\n")
+	for _, r := range results {
+		fmt.Fprintf(b, "| %s |", r.Run)
+		for _, ev := range r.AfterEvents {
+			fmt.Fprintf(b, " %d of %d |", ev.Lost, ev.Started)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // CSV writes one row per run.
 func CSV(w io.Writer, results []*emulator.Result) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"run", "requests", "success_rate", "timeouts", "errors", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "cpu_util_mean", "cpu_util_gap", "replica_seconds", "scaling_events"})
+	_ = cw.Write([]string{"run", "requests", "success_rate", "timeouts", "errors", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "cpu_util_mean", "cpu_util_gap", "replica_seconds", "scaling_events", "cross_node_fraction", "network_ms"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 	for _, r := range Rows(results) {
 		_ = cw.Write([]string{r.Run, strconv.FormatInt(r.Requests, 10), f(r.SuccessRate), strconv.FormatInt(r.Timeouts, 10),
 			strconv.FormatInt(r.Errors, 10), f(r.MeanMs), f(r.P50Ms), f(r.P90Ms), f(r.P99Ms), f(r.P999Ms), f(r.UtilMean),
-			f(r.UtilGap), f(r.ReplicaSeconds), strconv.Itoa(r.ScalingEvents)})
+			f(r.UtilGap), f(r.ReplicaSeconds), strconv.Itoa(r.ScalingEvents), f(r.CrossNode), f(r.NetworkMs)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -122,6 +183,15 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 			"p99Ms": finite(row.P99Ms), "p999Ms": finite(row.P999Ms), "cpuUtilizationMean": finite(row.UtilMean),
 			"cpuUtilizationMaxMinGap": finite(row.UtilGap), "replicaSeconds": finite(row.ReplicaSeconds),
 			"scalingEvents": row.ScalingEvents, "allocations": row.Allocations, "series": series, "pods": pods,
+			"routing": r.Routing, "autoscaling": r.Autoscaling, "frontier": r.Frontier,
+			"crossNodeFraction": finite(row.CrossNode), "networkMs": finite(row.NetworkMs),
+		}
+		if len(r.AfterEvents) > 0 {
+			impacts := make([]map[string]any, len(r.AfterEvents))
+			for j, ev := range r.AfterEvents {
+				impacts[j] = map[string]any{"at": ev.At, "event": ev.Description, "started": ev.Started, "lost": ev.Lost}
+			}
+			run["afterEvents"] = impacts
 		}
 		if len(r.Notes) > 0 {
 			run["notes"] = r.Notes

@@ -51,7 +51,20 @@ type Scenario struct {
 	Workload    Workload    `json:"workload"`
 	Control     Control     `json:"control,omitempty"`
 	Runs        []Run       `json:"runs"`
-	Events      []Event     `json:"events,omitempty"`
+	// Frontier, when set, adds one run per CPU target: the plain HPA's
+	// cost–latency frontier that every other autoscaled run is judged
+	// against at equal cost.
+	Frontier *Frontier `json:"frontier,omitempty"`
+	Events   []Event   `json:"events,omitempty"`
+}
+
+// Frontier is a sweep of the default HPA's CPU target.
+type Frontier struct {
+	// Routing is the traffic policy of the sweep's runs (default
+	// least-request, Istio's default).
+	Routing string `json:"routing,omitempty"`
+	// CPUTargets are the HPA targets swept, in percent (at least two).
+	CPUTargets []float64 `json:"cpuTargets"`
 }
 
 // Cluster is the emulated nodes and network.
@@ -60,6 +73,18 @@ type Cluster struct {
 	Delays Delays `json:"delays,omitempty"`
 	// IngressNode is where external requests enter (default: the first node).
 	IngressNode string `json:"ingressNode,omitempty"`
+	// Ingress is the ingress gateway: its replicas and their nodes.
+	Ingress Ingress `json:"ingress,omitempty"`
+}
+
+// Ingress is the ingress gateway deployment. Each replica is an Envoy with
+// its own load-balancing state; external requests reach a replica chosen
+// at random (the cloud load balancer in front).
+type Ingress struct {
+	// Replicas is the number of gateway pods (default 2).
+	Replicas int `json:"replicas,omitempty"`
+	// Nodes places the replicas, cycled (default: [ingressNode]).
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // Node is one worker.
@@ -192,12 +217,48 @@ type Run struct {
 	Routing string `json:"routing"`
 	// Autoscaling: none, hpa-cpu, lare or artt.
 	Autoscaling string `json:"autoscaling,omitempty"`
+	// LBPolicy is the sidecars' load-balancing policy inside a locality
+	// (Istio's loadBalancer.simple): LEAST_REQUEST (default, Istio's
+	// default), ROUND_ROBIN or RANDOM. The data-plane routings imply it:
+	// least-request is LEAST_REQUEST, round-robin ROUND_ROBIN, random RANDOM.
+	LBPolicy string `json:"lbPolicy,omitempty"`
+	// CPUTarget overrides control.cpuTarget for this run's hpa-cpu.
+	CPUTarget float64 `json:"cpuTarget,omitempty"`
+	// Frontier marks a run of the HPA sweep (set by the scenario's
+	// frontier block, or by hand).
+	Frontier bool `json:"frontier,omitempty"`
+	// OutlierDetection, when set, ejects failing hosts in every sidecar as
+	// Istio's DestinationRule outlierDetection does.
+	OutlierDetection *OutlierDetection `json:"outlierDetection,omitempty"`
+}
+
+// OutlierDetection is Istio's DestinationRule trafficPolicy.outlierDetection
+// (consecutive-error ejection), applied by each sidecar on its own view.
+type OutlierDetection struct {
+	// Consecutive5xxErrors ejects a host after this many 5xx in a row
+	// (default 5; 0 turns it off).
+	Consecutive5xxErrors *int `json:"consecutive5xxErrors,omitempty"`
+	// ConsecutiveGatewayErrors ejects after this many 502/503/504 in a row
+	// (default 0, off).
+	ConsecutiveGatewayErrors int `json:"consecutiveGatewayErrors,omitempty"`
+	// Interval is the ejection sweep period: ejected hosts return at the
+	// first sweep after their ejection time (default 10s).
+	Interval Duration `json:"interval,omitempty"`
+	// BaseEjectionTime × the number of times a host was ejected is how long
+	// it stays out, at most 300s (default 30s).
+	BaseEjectionTime Duration `json:"baseEjectionTime,omitempty"`
+	// MaxEjectionPercent caps the hosts of a cluster ejected at once
+	// (default 10, as Istio and Envoy).
+	MaxEjectionPercent float64 `json:"maxEjectionPercent,omitempty"`
 }
 
 // Label is the run's display name.
 func (r Run) Label() string {
 	if r.Name != "" {
 		return r.Name
+	}
+	if r.Frontier {
+		return fmt.Sprintf("hpa-%g", r.CPUTarget)
 	}
 	if r.Autoscaling == "" || r.Autoscaling == "none" {
 		return r.Routing

@@ -14,6 +14,10 @@ var (
 	RoutingPolicies     = []string{"random", "round-robin", "least-request", "localization", "opttraffic", "lata", "heart", "artt"}
 	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt"}
 	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
+	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM"}
+	// DataPlaneRoutings route by the sidecars' policy alone (no locality
+	// weights); each implies its LBPolicy.
+	DataPlaneRoutings = map[string]string{"least-request": "LEAST_REQUEST", "round-robin": "ROUND_ROBIN", "random": "RANDOM"}
 	Demands             = []string{"exponential", "constant", "lognormal"}
 	WorkloadTypes       = []string{"constant", "steps", "trace"}
 )
@@ -26,6 +30,12 @@ func (s *Scenario) fillDefaults() {
 	}
 	if s.Cluster.IngressNode == "" && len(s.Cluster.Nodes) > 0 {
 		s.Cluster.IngressNode = s.Cluster.Nodes[0].Name
+	}
+	if s.Cluster.Ingress.Replicas == 0 {
+		s.Cluster.Ingress.Replicas = 2
+	}
+	if len(s.Cluster.Ingress.Nodes) == 0 && s.Cluster.IngressNode != "" {
+		s.Cluster.Ingress.Nodes = []string{s.Cluster.IngressNode}
 	}
 	if s.Cluster.Delays.LocalMs == nil {
 		v := 0.05
@@ -72,11 +82,53 @@ func (s *Scenario) fillDefaults() {
 	if s.Control.CPUTarget == 0 {
 		s.Control.CPUTarget = 70
 	}
-	for i := range s.Runs {
-		if s.Runs[i].Autoscaling == "" {
-			s.Runs[i].Autoscaling = "none"
+	if f := s.Frontier; f != nil {
+		if f.Routing == "" {
+			f.Routing = "least-request"
+		}
+		if !s.frontierExpanded() {
+			for _, t := range f.CPUTargets {
+				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "hpa-cpu", CPUTarget: t, Frontier: true})
+			}
 		}
 	}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		if r.Autoscaling == "" {
+			r.Autoscaling = "none"
+		}
+		if r.LBPolicy == "" {
+			r.LBPolicy = "LEAST_REQUEST"
+			if p, ok := DataPlaneRoutings[r.Routing]; ok {
+				r.LBPolicy = p
+			}
+		}
+		if r.Autoscaling == "hpa-cpu" && r.CPUTarget == 0 {
+			r.CPUTarget = s.Control.CPUTarget
+		}
+		if od := r.OutlierDetection; od != nil {
+			if od.Consecutive5xxErrors == nil {
+				v := 5
+				od.Consecutive5xxErrors = &v
+			}
+			def(&od.Interval, 10*time.Second)
+			def(&od.BaseEjectionTime, 30*time.Second)
+			if od.MaxEjectionPercent == 0 {
+				od.MaxEjectionPercent = 10
+			}
+		}
+	}
+}
+
+// frontierExpanded reports whether the sweep's runs are already in Runs
+// (defaults filled twice must not add them twice).
+func (s *Scenario) frontierExpanded() bool {
+	for _, r := range s.Runs {
+		if r.Frontier {
+			return true
+		}
+	}
+	return false
 }
 
 func bad(field string, value any, reason string) error {
@@ -116,6 +168,14 @@ func (s *Scenario) Validate() error {
 	}
 	if !nodes[s.Cluster.IngressNode] {
 		return bad("cluster.ingressNode", s.Cluster.IngressNode, "not a node of the cluster")
+	}
+	if s.Cluster.Ingress.Replicas < 1 {
+		return bad("cluster.ingress.replicas", s.Cluster.Ingress.Replicas, "must be ≥ 1")
+	}
+	for i, n := range s.Cluster.Ingress.Nodes {
+		if !nodes[n] {
+			return bad(fmt.Sprintf("cluster.ingress.nodes[%d]", i), n, "not a node of the cluster")
+		}
 	}
 	d := s.Cluster.Delays
 	for _, c := range []struct {
@@ -240,10 +300,38 @@ func (s *Scenario) Validate() error {
 		if !slices.Contains(AutoscalingPolicies, r.Autoscaling) {
 			return bad(f+".autoscaling", r.Autoscaling, "must be one of "+strings.Join(AutoscalingPolicies, ", "))
 		}
+		if !slices.Contains(LBPolicies, r.LBPolicy) {
+			return bad(f+".lbPolicy", r.LBPolicy, "must be one of "+strings.Join(LBPolicies, ", "))
+		}
+		if p, ok := DataPlaneRoutings[r.Routing]; ok && r.LBPolicy != p {
+			return bad(f+".lbPolicy", r.LBPolicy, "routing "+r.Routing+" is the sidecars' "+p+" policy; set lbPolicy only with a table policy")
+		}
+		if r.CPUTarget != 0 && (r.Autoscaling != "hpa-cpu" || r.CPUTarget < 0 || r.CPUTarget > 1000) {
+			return bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu runs, in (0, 1000] percent")
+		}
+		if r.Frontier && r.Autoscaling != "hpa-cpu" {
+			return bad(f+".frontier", r.Frontier, "the frontier is a sweep of hpa-cpu runs")
+		}
+		if err := r.OutlierDetection.validate(f + ".outlierDetection"); err != nil {
+			return err
+		}
 		if labels[r.Label()] {
 			return bad(f+".name", r.Label(), "duplicate run")
 		}
 		labels[r.Label()] = true
+	}
+	if f := s.Frontier; f != nil {
+		if !slices.Contains(RoutingPolicies, f.Routing) {
+			return bad("frontier.routing", f.Routing, "must be one of "+strings.Join(RoutingPolicies, ", "))
+		}
+		if len(f.CPUTargets) < 2 {
+			return bad("frontier.cpuTargets", f.CPUTargets, "at least two targets make a frontier")
+		}
+		for i, t := range f.CPUTargets {
+			if !(t > 0 && t <= 1000) || (i > 0 && t <= f.CPUTargets[i-1]) {
+				return bad(fmt.Sprintf("frontier.cpuTargets[%d]", i), t, "must be in (0, 1000] percent and increasing")
+			}
+		}
 	}
 	for i, e := range s.Events {
 		f := fmt.Sprintf("events[%d]", i)
@@ -261,6 +349,27 @@ func (s *Scenario) Validate() error {
 		case e.Type == "pod-failure" && e.Node != "" && !nodes[e.Node]:
 			return bad(f+".node", e.Node, "not a node of the cluster")
 		}
+	}
+	return nil
+}
+
+func (od *OutlierDetection) validate(f string) error {
+	if od == nil {
+		return nil
+	}
+	switch {
+	case *od.Consecutive5xxErrors < 0:
+		return bad(f+".consecutive5xxErrors", *od.Consecutive5xxErrors, "must be ≥ 0")
+	case od.ConsecutiveGatewayErrors < 0:
+		return bad(f+".consecutiveGatewayErrors", od.ConsecutiveGatewayErrors, "must be ≥ 0")
+	case *od.Consecutive5xxErrors == 0 && od.ConsecutiveGatewayErrors == 0:
+		return bad(f, "{}", "set consecutive5xxErrors or consecutiveGatewayErrors above 0")
+	case od.Interval.Duration <= 0:
+		return bad(f+".interval", od.Interval, "must be positive")
+	case od.BaseEjectionTime.Duration <= 0:
+		return bad(f+".baseEjectionTime", od.BaseEjectionTime, "must be positive")
+	case !(od.MaxEjectionPercent > 0 && od.MaxEjectionPercent <= 100):
+		return bad(f+".maxEjectionPercent", od.MaxEjectionPercent, "must be in (0, 100]")
 	}
 	return nil
 }

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"github.com/artt-dev/artt/loadtest/emulator"
+)
+
+// Frontier is the plain HPA's cost–latency frontier: the runs of a CPU
+// target sweep, each a (cost, outcome) point. Autoscalers are compared at
+// equal cost: a run's P99 and failures against the frontier's at the run's
+// replica-seconds, never one default against another.
+type Frontier struct {
+	// Points are the sweep's runs, cheapest first.
+	Points []FrontierPoint
+}
+
+// FrontierPoint is one sweep run.
+type FrontierPoint struct {
+	Run      string
+	Cost     float64 // replica-seconds
+	P99Ms    float64
+	Failures float64 // timeouts + errors
+	Success  float64
+}
+
+// NewFrontier collects the sweep runs of results (nil when fewer than two).
+func NewFrontier(results []*emulator.Result) *Frontier {
+	var f Frontier
+	for _, r := range results {
+		if r.Frontier {
+			f.Points = append(f.Points, FrontierPoint{
+				Run: r.Run, Cost: r.ReplicaSeconds, P99Ms: r.P99Ms,
+				Failures: float64(r.Timeouts + r.Errors), Success: r.SuccessRate,
+			})
+		}
+	}
+	if len(f.Points) < 2 {
+		return nil
+	}
+	slices.SortStableFunc(f.Points, func(a, b FrontierPoint) int {
+		switch {
+		case a.Cost < b.Cost:
+			return -1
+		case a.Cost > b.Cost:
+			return 1
+		}
+		return 0
+	})
+	return &f
+}
+
+// envelope is the lower Pareto envelope of the sweep for one measure
+// (lower is better): the points no cheaper-or-equal point beats. Spending
+// more with the HPA can always buy at least what a cheaper target gave, so
+// a dominated point is noise, not the frontier.
+func (f *Frontier) envelope(measure func(FrontierPoint) float64) []FrontierPoint {
+	var out []FrontierPoint
+	best := math.Inf(1)
+	for _, p := range f.Points {
+		v := measure(p)
+		if math.IsNaN(v) {
+			continue
+		}
+		if v < best {
+			out = append(out, p)
+			best = v
+		}
+	}
+	return out
+}
+
+// At interpolates a measure's envelope linearly at cost. ok is false when
+// cost lies outside the sweep's costs: no equal-cost comparison exists
+// there, and extrapolating would invent one.
+func (f *Frontier) At(cost float64, measure func(FrontierPoint) float64) (v float64, ok bool) {
+	env := f.envelope(measure)
+	if len(env) == 0 || cost < env[0].Cost || cost > f.Points[len(f.Points)-1].Cost {
+		return math.NaN(), false
+	}
+	for i := 1; i < len(env); i++ {
+		a, b := env[i-1], env[i]
+		if cost <= b.Cost {
+			t := (cost - a.Cost) / (b.Cost - a.Cost)
+			return measure(a) + t*(measure(b)-measure(a)), true
+		}
+	}
+	return measure(env[len(env)-1]), true
+}
+
+// P99 and Failures select a measure for At.
+func P99(p FrontierPoint) float64      { return p.P99Ms }
+func Failures(p FrontierPoint) float64 { return p.Failures }
