@@ -95,11 +95,11 @@ type Options struct {
 func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Options) (*Emulator, error) {
 	e := &Emulator{
 		sc: sc, run: run, rate: rate,
-		rng:      rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
-		byName:   make(map[string]*component),
-		timeout:  sc.Workload.Timeout.Seconds(),
-		warmup:   sc.Warmup.Seconds(),
-		duration: sc.Duration.Seconds(),
+		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
+		byName:       make(map[string]*component),
+		timeout:      sc.Workload.Timeout.Seconds(),
+		warmup:       sc.Warmup.Seconds(),
+		duration:     sc.Duration.Seconds(),
 		progress:     opts.Progress,
 		debug:        opts.AllocationLog,
 		weightLog:    opts.Weights,

@@ -112,7 +112,7 @@ type request struct {
 	parent   *request
 	comp     *component
 	rep      *replica
-	from     *node // caller's node, where the response goes
+	from     *node         // caller's node, where the response goes
 	via      *envoyCluster // the caller sidecar's view it was sent through
 	finishV  float64
 	work     float64

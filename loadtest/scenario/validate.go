@@ -18,8 +18,8 @@ var (
 	// DataPlaneRoutings route by the sidecars' policy alone (no locality
 	// weights); each implies its LBPolicy.
 	DataPlaneRoutings = map[string]string{"least-request": "LEAST_REQUEST", "round-robin": "ROUND_ROBIN", "random": "RANDOM"}
-	Demands             = []string{"exponential", "constant", "lognormal"}
-	WorkloadTypes       = []string{"constant", "steps", "trace"}
+	Demands           = []string{"exponential", "constant", "lognormal"}
+	WorkloadTypes     = []string{"constant", "steps", "trace"}
 )
 
 func (s *Scenario) fillDefaults() {
