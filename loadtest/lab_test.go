@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/artt-dev/artt/loadtest/report"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/traffic/allocate"
+	"github.com/artt-dev/artt/traffic/istio"
 )
 
 func mustLoad(t testing.TB, name string) Loaded {
@@ -156,6 +158,39 @@ func TestNodeFailureIsSurvived(t *testing.T) {
 		if math.IsNaN(r.P99Ms) || r.SuccessRate < 0.5 {
 			t.Errorf("%s: success %v after a node failure", r.Run, r.SuccessRate)
 		}
+		// The minute after 200 s offers 180 requests per second.
+		if ev := r.AfterEvents; len(ev) != 1 || math.Abs(float64(ev[0].Started)/10800-1) > 0.05 || ev[0].Lost > ev[0].Started {
+			t.Errorf("%s: after-event measure %+v; want about 10800 started and no more lost", r.Run, r.AfterEvents)
+		}
+	}
+}
+
+// Every weight table a run installs is what artt-traffic would write and
+// passes istiod's rules, through pod failures, a node failure and
+// autoscaling.
+func TestEveryInstalledWeightTableIsValidForIstio(t *testing.T) {
+	l := mustLoad(t, "demo")
+	sc := *l.Scenario
+	sc.Events = append(sc.Events[:0:0], sc.Events...)
+	if err := yamlEvent(&sc, "node-failure", "medium", 150); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	tables := 0
+	opts := Options{Runs: []string{"heart", "artt", "artt+artt-hpa"}}
+	opts.Emulator.Weights = func(component string, ds []istio.Distribute) {
+		mu.Lock()
+		defer mu.Unlock()
+		tables++
+		if err := istio.Validate(ds); err != nil {
+			t.Errorf("%s: installed weights %v are invalid for Istio: %v", component, ds, err)
+		}
+	}
+	if _, err := Run(Loaded{Scenario: &sc}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if tables < 50 {
+		t.Errorf("%d weight tables installed; want every allocation's", tables)
 	}
 }
 

@@ -73,6 +73,10 @@ type Emulator struct {
 	eventsRun int64
 	hops      int64
 	crossHops int64
+	// beforeArrival, when set, sees the cluster just before each external
+	// arrival: by PASTA, Poisson arrivals see time averages (tests use it
+	// to measure queue-length distributions).
+	beforeArrival func()
 }
 
 // Options tune a run beyond the scenario.
@@ -222,6 +226,9 @@ func (e *Emulator) dispatch(ev event) error {
 	switch ev.kind {
 	case evArrival:
 		if e.now < e.duration {
+			if e.beforeArrival != nil {
+				e.beforeArrival()
+			}
 			e.arrive()
 			e.q.push(event{at: e.rate.Next(e.now, e.rng), kind: evArrival})
 		}

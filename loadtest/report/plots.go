@@ -76,9 +76,15 @@ func addRunLine(p *plot.Plot, xy plotter.XYs, i int, name string) error {
 // log latency axis; each run's curve ends below 1 by its failure rate.
 func latencyCDF(title string, results []*emulator.Result) (*plot.Plot, error) {
 	p := newPlot(title+": latency CDF (successful requests; curves end at the success rate)", "latency (ms, log scale)", "fraction of requests")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = false, false
+	drawn := false
+	defer func() {
+		// A log axis over no data has no range; leave it linear then.
+		if drawn {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		}
+	}()
 	for i, r := range results {
 		n := len(r.LatenciesMs)
 		if n == 0 {
@@ -95,14 +101,20 @@ func latencyCDF(title string, results []*emulator.Result) (*plot.Plot, error) {
 		if err := addRunLine(p, xy, i, r.Run); err != nil {
 			return nil, err
 		}
+		drawn = true
 	}
 	return p, nil
 }
 
 func p99OverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
 	p := newPlot(title+": P99 latency per sample interval", "time (s)", "P99 (ms, log scale)")
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	drawn := false
+	defer func() {
+		if drawn {
+			p.Y.Scale = plot.LogScale{}
+			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		}
+	}()
 	for i, r := range results {
 		var xy plotter.XYs
 		for _, pt := range r.Series {
@@ -116,6 +128,7 @@ func p99OverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
 		if err := addRunLine(p, xy, i, r.Run); err != nil {
 			return nil, err
 		}
+		drawn = true
 	}
 	return p, nil
 }

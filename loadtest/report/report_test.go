@@ -75,3 +75,52 @@ func TestPlotsWritePNGs(t *testing.T) {
 		}
 	}
 }
+
+func sweepResults() []*emulator.Result {
+	pt := func(run string, cost, p99 float64, timeouts int64) *emulator.Result {
+		return &emulator.Result{Run: run, Frontier: true, Autoscaling: "hpa-cpu", ReplicaSeconds: cost, P99Ms: p99, Timeouts: timeouts, SuccessRate: 1}
+	}
+	return []*emulator.Result{
+		pt("hpa-90", 1000, 400, 50),
+		pt("hpa-80", 1200, 450, 40), // worse and dearer than hpa-90: off the envelope
+		pt("hpa-70", 1400, 200, 10),
+		pt("hpa-50", 2000, 100, 0),
+		{Run: "artt-hpa", Autoscaling: "artt", ReplicaSeconds: 1700, P99Ms: 120, SuccessRate: 1},
+		{Run: "cheap", Autoscaling: "artt", ReplicaSeconds: 900, P99Ms: 120, SuccessRate: 1},
+	}
+}
+
+func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
+	f := NewFrontier(sweepResults())
+	cases := []struct {
+		cost, want float64
+		ok         bool
+		why        string
+	}{
+		{1000, 400, true, "a sweep point"},
+		{1200, 300, true, "hpa-80 is dominated: halfway between hpa-90 and hpa-70"},
+		{1700, 150, true, "halfway between hpa-70 and hpa-50"},
+		{2000, 100, true, "the dearest point"},
+		{900, math.NaN(), false, "cheaper than the whole sweep"},
+		{2100, math.NaN(), false, "dearer than the whole sweep"},
+	}
+	for _, c := range cases {
+		got, ok := f.At(c.cost, P99)
+		if ok != c.ok || (ok && math.Abs(got-c.want) > 1e-9) {
+			t.Errorf("%s: At(%v) = %v, %v; want %v, %v", c.why, c.cost, got, ok, c.want, c.ok)
+		}
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, "s", sweepResults()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| artt-hpa | 1700 | 120 | 150 | 0.80 | 0 | 5 |", "| cheap | 900 | 120 | – | outside the sweep's costs | 0 | – |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("equal-cost table lacks %q:\n%s", want, md.String())
+		}
+	}
+	paths, err := Plots(t.TempDir(), "s", sweepResults())
+	if err != nil || len(paths) != 6 {
+		t.Errorf("plots %v, %v; want six with the two cost plots", paths, err)
+	}
+}

@@ -35,6 +35,11 @@ func TestParseValidFillsDefaults(t *testing.T) {
 		{"cpu limit default", s.Application.Components[1].CPULimit, 1.0},
 		{"autoscaling default", s.Runs[0].Autoscaling, "none"},
 		{"run label", s.Runs[1].Label(), "random+hpa-cpu"},
+		{"gateway replicas default", s.Cluster.Ingress.Replicas, 2},
+		{"gateway nodes default", strings.Join(s.Cluster.Ingress.Nodes, ","), "a"},
+		{"table policy's lb default", s.Runs[0].LBPolicy, "LEAST_REQUEST"},
+		{"random routing's lb", s.Runs[1].LBPolicy, "RANDOM"},
+		{"hpa target default", s.Runs[1].CPUTarget, 70.0},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -59,6 +64,12 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 		{"negative rate", "rate: 10", "rate: -1", []string{"workload.rate", "-1"}},
 		{"duplicate run", "{routing: heart}, {routing: random, autoscaling: hpa-cpu}", "{routing: heart}, {routing: heart}", []string{"duplicate run"}},
 		{"not yaml", "runs:", "runs: [", []string{"YAML"}},
+		{"unknown lb policy", "{routing: heart}", "{routing: heart, lbPolicy: FASTEST}", []string{"runs[0].lbPolicy", "FASTEST"}},
+		{"lb policy on a data-plane routing", "{routing: random, autoscaling: hpa-cpu}", "{routing: random, autoscaling: hpa-cpu, lbPolicy: ROUND_ROBIN}", []string{"runs[1].lbPolicy", "ROUND_ROBIN"}},
+		{"cpu target without hpa", "{routing: heart}", "{routing: heart, cpuTarget: 60}", []string{"runs[0].cpuTarget", "60"}},
+		{"one-point frontier", "runs:", "frontier: {cpuTargets: [60]}\nruns:", []string{"frontier.cpuTargets", "two"}},
+		{"unordered frontier", "runs:", "frontier: {cpuTargets: [60, 50]}\nruns:", []string{"frontier.cpuTargets[1]", "50"}},
+		{"bad ejection percent", "{routing: heart}", "{routing: heart, outlierDetection: {maxEjectionPercent: 150}}", []string{"runs[0].outlierDetection.maxEjectionPercent", "150"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,5 +87,37 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestFrontierExpandsIntoRunsOnce(t *testing.T) {
+	doc := strings.Replace(valid, "runs:", "frontier: {cpuTargets: [50, 70, 90]}\nruns:", 1)
+	s, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FillAndValidate(); err != nil { // defaults filled again must not add runs again
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range s.Runs {
+		if r.Frontier {
+			labels = append(labels, r.Label()+"@"+r.Routing)
+		}
+	}
+	if got := strings.Join(labels, ","); got != "hpa-50@least-request,hpa-70@least-request,hpa-90@least-request" {
+		t.Errorf("frontier runs %s", got)
+	}
+}
+
+func TestOutlierDetectionDefaultsAreIstios(t *testing.T) {
+	doc := strings.Replace(valid, "{routing: heart}", "{routing: heart, outlierDetection: {}}", 1)
+	s, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	od := s.Runs[0].OutlierDetection
+	if *od.Consecutive5xxErrors != 5 || od.Interval.String() != "10s" || od.BaseEjectionTime.String() != "30s" || od.MaxEjectionPercent != 10 {
+		t.Errorf("defaults %+v; want Istio's 5, 10s, 30s, 10%%", od)
 	}
 }
