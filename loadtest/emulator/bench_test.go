@@ -10,10 +10,11 @@ import (
 
 // BenchmarkEmulator measures simulated events and request hops per second
 // of wall time on one goroutine: a five-component chain on five nodes at
-// 300 requests per second for ten simulated minutes, random routing beside
+// 300 requests per second for ten simulated minutes, random and
+// least-request routing (per-sidecar state) beside
 // ARTT routing (which adds the allocator's cycles).
 func BenchmarkEmulator(b *testing.B) {
-	for _, routing := range []string{"random", "artt"} {
+	for _, routing := range []string{"random", "least-request", "artt"} {
 		b.Run("routing="+routing, func(b *testing.B) {
 			var events, hops int64
 			var wall time.Duration
