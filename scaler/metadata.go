@@ -131,7 +131,8 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 		Name:                  name,
 		Workload:              p.str("workload", name),
 		PrometheusAddress:     p.str("prometheusAddress", defaultPrometheus),
-		Window:                p.integer("window", 40, 3, maxWindow),
+		// A window shorter than the fit's minimum would never move the threshold.
+		Window:                p.integer("window", 40, threshold.DefaultConfig().RANSAC.MinSamples, maxWindow),
 		History:               p.integer("history", 240, 1, maxPoints),
 		Step:                  p.duration("step", 15*time.Second, time.Second, time.Hour),
 		QueryTimeout:          p.duration("queryTimeout", 5*time.Second, 100*time.Millisecond, 2*time.Minute),

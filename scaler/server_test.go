@@ -183,6 +183,7 @@ func TestBadMetadataIsInvalidArgumentNamingKeyAndValue(t *testing.T) {
 		{"maxThreshold", "-3"},
 		{"quantile", "1.5"},
 		{"window", "1"},
+		{"window", "4"}, // a fit needs five samples: the threshold would never move
 		{"history", "999999"},
 		{"step", "fortnight"},
 		{"mode", "magic"},

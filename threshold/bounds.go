@@ -9,21 +9,45 @@ import "math"
 // the statistics, so one burst cannot stretch the bound and flatten every
 // later value. The first warmUp values are always admitted, because an
 // interval from fewer values means nothing.
+//
+// Two cases are not outliers. While the values seen have no spread (σ = 0,
+// common for the trend, which the deadband stores as exactly 0), the
+// interval has width 0 and cannot tell an outlier from the next ordinary
+// value, so every value is admitted. And warmUp outliers in a row on the
+// same side are a lasting change of regime, not a burst: the last of them
+// is admitted, and so is every further one until a value falls back inside,
+// so the bound learns a lasting rise in volatility instead of freezing
+// below it. warmUp polls (75 s at the default 15 s step) is longer than a
+// burst and shorter than the window.
 type upperBound struct {
 	stats  Welford
 	z      float64
 	warmUp int
+	// streak counts consecutive outliers on one side (+ above, − below).
+	streak int
 }
 
 // observe admits x into the statistics unless it is an outlier, and reports
 // whether it was admitted.
 func (b *upperBound) observe(x float64) bool {
-	if b.stats.Count() >= b.warmUp {
-		half := b.z * b.stats.StdDev()
-		if math.Abs(x-b.stats.Mean()) > half {
-			return false
+	if sd := b.stats.StdDev(); b.stats.Count() >= b.warmUp && sd > 0 {
+		if d := x - b.stats.Mean(); math.Abs(d) > b.z*sd {
+			side := 1
+			if d < 0 {
+				side = -1
+			}
+			if b.streak*side < 0 {
+				b.streak = 0
+			}
+			b.streak += side
+			if b.streak*side < b.warmUp {
+				return false
+			}
+			b.stats.Add(x)
+			return true
 		}
 	}
+	b.streak = 0
 	b.stats.Add(x)
 	return true
 }

@@ -10,17 +10,20 @@
 // scaler uses the request rate), oldest first, NaN for a missing sample, and
 // the component's per-request CPU cost c (CPU seconds per request).
 //
-// # Trend and volatility: RANSAC with a MAD cutoff
+// # Trend and volatility: RANSAC with a residual-scale cutoff
 //
 // FitLineRANSAC fits y = a + b·x with x the sample index. A sample is an
-// inlier when |y − (a + b·x)| ≤ k · 1.4826 · MAD(y), with MAD the median
-// absolute deviation and k = MADMultiplier (default 2.5, the "moderately
-// conservative" rule of Leys et al., 2013). Candidate lines go through random
+// inlier when |y − (a + b·x)| ≤ k · 1.4826 · r̃, with r̃ the median absolute
+// residual about a first-pass line and k = MADMultiplier (default 2.5, the
+// "moderately conservative" rule of Leys et al., 2013). The scale is that of
+// the noise around the trend: the demand's own MAD, k · 1.4826 · MAD(y), only
+// seeds the first pass, because it grows with the slope (about 36 × slope at
+// W = 40) and would admit bursts on a ramp. Candidate lines go through random
 // pairs drawn from a PCG source seeded with Seed (default 1), at most
 // MaxIterations (100) of them, stopping early once an all-inlier pair has
 // been drawn with probability Confidence (0.99); windows small enough to try
-// every pair try every pair. The best line's consensus set is refitted by
-// least squares.
+// every pair try every pair. Each pass refits its best line's consensus set
+// by least squares.
 //
 //	trend      T = b                     (demand change per sample)
 //	volatility V = mean |residual| over the inliers
@@ -28,7 +31,7 @@
 // Volatility is taken over the inliers, not over every sample, so a single
 // burst, which RANSAC rejects, moves neither signal: ARTT reacts to a burst
 // through utilisation alone, as a fixed target would, and not a second time
-// through its threshold. Sustained fluctuation stays inside the MAD cutoff and
+// through its threshold. Sustained fluctuation stays inside the cutoff and
 // does count.
 //
 // # Deadband
@@ -53,7 +56,12 @@
 // Each signal keeps Welford's running mean μ and standard deviation σ of the
 // values it admitted. A value x is admitted only while it lies in
 // μ ± z·σ, z = Φ⁻¹(Quantile) (default Quantile 0.975, z ≈ 1.96); the first
-// WarmUp (5) values are always admitted. The lower normalisation bound is
+// WarmUp (5) values are always admitted. Two exceptions keep the filter from
+// freezing: while σ = 0 (equal values so far, as the deadband's zeros are)
+// every value is admitted, since a zero-width interval cannot tell an outlier;
+// and WarmUp outliers in a row on one side are a lasting change of regime, so
+// they and the following ones on that side are admitted until a value falls
+// back inside. The lower normalisation bound is
 // fixed at 0 and the upper bound is U = μ + z·σ; the normalised value is
 // n = clamp(x / U, 0, 1). Volatility's lower bound of 0 is the paper's rule.
 // For the trend, only the rising part max(T, 0) is tracked and normalised,

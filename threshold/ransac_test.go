@@ -115,3 +115,30 @@ func TestIterationsFor(t *testing.T) {
 		}
 	}
 }
+
+// The inlier cutoff must measure the noise around the line, not the spread
+// of the demand itself: on a steep ramp the demand's MAD grows with the
+// slope (about 36 × slope over 40 samples), which would count bursts as
+// inliers exactly when robustness matters.
+func TestRANSACCutoffComesFromResidualsNotTheRamp(t *testing.T) {
+	y := make([]float64, 40)
+	for i := range y {
+		y[i] = 100 + 10*float64(i) + []float64{-1, 0.5, 1, -0.5}[i%4]
+	}
+	for _, i := range []int{12, 25, 33} {
+		y[i] += 80 // bursts well above the noise, well below the ramp's spread
+	}
+	fit, err := FitLineRANSAC(y, DefaultConfig().RANSAC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.Inliers != 37 {
+		t.Errorf("%d inliers (cutoff %.2f); want 37, the three bursts out", fit.Inliers, fit.Cutoff)
+	}
+	if fit.Cutoff > 10 {
+		t.Errorf("cutoff %.2f grows with the slope; the noise is ±1", fit.Cutoff)
+	}
+	if math.Abs(fit.Slope-10) > 0.05 {
+		t.Errorf("slope %.3f, want 10", fit.Slope)
+	}
+}
