@@ -4,8 +4,10 @@
 //   - "artt": ARTT's forecasts and bounded shifts (package forecast) set the
 //     group shares, health states (package health) scale Degraded groups down
 //     and drop Unhealthy ones, and HEART's NTAM routes them.
-//   - "heart": HEART as published: ATPM's adaptive-EWMA load shares (package
-//     atpm), then NTAM (package ntam).
+//   - "heart": HEART's two modules as this project reads the paper: ATPM's
+//     adaptive-EWMA load shares (package atpm), then NTAM (package ntam);
+//     where the paper leaves a choice open, the packages document the one
+//     made.
 //   - "equal": what Kubernetes does by default: every upstream node spreads
 //     its calls over every ready replica equally.
 //   - "localization": every upstream node sends everything to the nearest

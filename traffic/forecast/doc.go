@@ -36,7 +36,7 @@
 // moves a share by at most a factor 1 + MaxStep (0.5) per cycle, so overload
 // cannot swing to the other side. ℓ̂ is floored at UtilizationFloor (0.01).
 //
-// # Warm start (warmstart.go)
+// # Warm start (in Forecaster.Estimate, forecaster.go)
 //
 // A new replica has no history. It starts from a reference replica of the
 // same component with at least MinHistory (5) observations: one on the same

@@ -1,6 +1,9 @@
 // Package health tracks each replica group's health the way adaptive load
-// balancers do (see adaptive-lb in the design notes), so that ARTT can react
-// to a failing group at once instead of waiting for its 30 s cycle.
+// balancers do (see adaptive-lb in the design notes). A tracker is updated
+// whenever the policy allocates: every cycle, and on the pod and node events
+// that make artt-traffic reallocate between cycles. It reacts to what the
+// last measurement shows, so its reaction time is bounded by the measurement
+// interval (the scrape and rate() window), not by the allocation cycle.
 //
 // States, from each observation of the group's p95 latency and error rate
 // (judged against its own baseline and against the other groups of its

@@ -8,12 +8,16 @@
 //     delay, so it is used only when needed.
 //  2. Exact one-dimensional 2-means over the inter-node delays splits the
 //     links into fast and slow (same-node links are never slow).
-//  3. If the slow links are few (at most FewSlowFraction, default 25%, of the
-//     inter-node links) they are removed together. Otherwise, or if removing
-//     them together strands a group, they are removed one at a time from the
-//     slowest, stopping before the first removal after which a maximum-flow
-//     check shows that some group's share could no longer be delivered; that
-//     link and the faster ones stay. This keeps the last feasible set.
+//  3. HEART removes few slow links together and many one at a time from the
+//     slowest, keeping the last configuration a maximum-flow check proves
+//     feasible. Both rules end in the same place whenever removing every slow
+//     link together is feasible (all of them go), so the filter needs no
+//     "few" threshold: it first tries all of them together, and otherwise
+//     removes them one at a time from the slowest, stopping before the first
+//     removal after which some group's share could no longer be delivered
+//     (found by a binary search over the slowest prefix, since removing a
+//     link never makes the rest more capable); that link and the faster ones
+//     stay.
 //  4. A minimum-cost flow over the remaining links minimises Σ traffic × delay
 //     subject to every upstream node sending its part and every group
 //     receiving its share.

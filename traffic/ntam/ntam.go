@@ -13,16 +13,12 @@ import (
 
 // Config tunes the slow-link filter.
 type Config struct {
-	// FewSlowFraction: when the slow links are at most this fraction of the
-	// inter-node links they are removed together; otherwise one at a time
-	// from the slowest. Default 0.25.
-	FewSlowFraction float64
 	// DisableFilter keeps every link (the filter's ablation).
 	DisableFilter bool
 }
 
 // DefaultConfig returns the documented defaults.
-func DefaultConfig() Config { return Config{FewSlowFraction: 0.25} }
+func DefaultConfig() Config { return Config{} }
 
 // Problem is one downstream component's routing problem.
 type Problem struct {
