@@ -132,3 +132,25 @@ func TestWarmStart(t *testing.T) {
 		t.Errorf("basis %q, want %q", est[1].Basis, BasisWarmStart)
 	}
 }
+
+// One replica whose request count is missing (NaN) must not blind the
+// filters of its peers: they still learn from the interval, with the
+// missing replica's traffic taken at the share ARTT last gave it.
+func TestMissingRequestCountSkipsOnlyThatReplica(t *testing.T) {
+	c := NewComponent(DefaultConfig())
+	group := func(name, node string, cpu, rps float64) traffic.Group {
+		return traffic.Group{Component: "c", Node: node, Replicas: []traffic.Replica{replicaAt(name, node, cpu, rps)}}
+	}
+	for range 5 {
+		c.Estimate([]traffic.Group{group("a", "n1", 0.4, 40), group("b", "n2", 0.4, 40)}, true)
+	}
+	before := c.replicas["a"].filter.Observations()
+	c.Estimate([]traffic.Group{group("a", "n1", 0.4, 40), group("b", "n2", math.NaN(), math.NaN())}, true)
+	if got := c.replicas["a"].filter.Observations(); got != before+1 {
+		t.Errorf("a's filter has %d observations after an interval where only b's counts were missing; want %d", got, before+1)
+	}
+	// a served 40 of about 80 requests at 40% CPU: 0.4 per half share = 0.8.
+	if f := c.replicas["a"].filter.Forecast(); math.Abs(f-0.8) > 0.05 {
+		t.Errorf("a's forecast %v; want about 0.8 utilisation per unit share", f)
+	}
+}

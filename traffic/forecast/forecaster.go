@@ -76,17 +76,26 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Grou
 	meanShare := c.meanShare()
 
 	// The share of the component's requests each replica actually served.
-	var served float64
-	sharesKnown := true
+	// A replica whose count is missing skips its own filter only; its
+	// traffic is taken at the share ARTT last gave it (none for a replica
+	// not routed to yet), so its peers' shares stay fractions of the whole
+	// component.
+	var served, missingShare float64
 	for _, g := range groups {
 		for _, r := range g.Replicas {
 			if math.IsNaN(r.Requests) {
-				sharesKnown = false
+				if st, ok := c.replicas[r.Name]; ok {
+					missingShare += st.share
+				}
+				continue
 			}
 			served += r.Requests
 		}
 	}
-	sharesKnown = sharesKnown && served > 0
+	sharesKnown := served > 0 && missingShare < 1
+	if sharesKnown {
+		served /= 1 - missingShare
+	}
 
 	for gi, g := range groups {
 		for _, r := range g.Replicas {
