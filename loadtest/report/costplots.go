@@ -41,6 +41,11 @@ func costPlot(p *plot.Plot, results []*emulator.Result, measure func(FrontierPoi
 	for _, fp := range f.envelope(measure) {
 		env = append(env, plotter.XY{X: fp.Cost, Y: shown(fp)})
 	}
+	// Dearer sweep points that did no better leave the frontier flat up to
+	// the sweep's highest cost, as At reads it.
+	if last := f.Points[len(f.Points)-1].Cost; len(env) > 0 && env[len(env)-1].X < last {
+		env = append(env, plotter.XY{X: last, Y: env[len(env)-1].Y})
+	}
 	if len(env) > 0 {
 		l, err := plotter.NewLine(env)
 		if err != nil {
