@@ -127,10 +127,10 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	}
 	p := parser{md: md}
 	s := Spec{
-		Namespace:             namespace,
-		Name:                  name,
-		Workload:              p.str("workload", name),
-		PrometheusAddress:     p.str("prometheusAddress", defaultPrometheus),
+		Namespace:         namespace,
+		Name:              name,
+		Workload:          p.str("workload", name),
+		PrometheusAddress: p.str("prometheusAddress", defaultPrometheus),
 		// A window shorter than the fit's minimum would never move the threshold.
 		Window:                p.integer("window", 40, threshold.DefaultConfig().RANSAC.MinSamples, maxWindow),
 		History:               p.integer("history", 240, 1, maxPoints),

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -39,15 +40,7 @@ func NewFrontier(results []*emulator.Result) *Frontier {
 	if len(f.Points) < 2 {
 		return nil
 	}
-	slices.SortStableFunc(f.Points, func(a, b FrontierPoint) int {
-		switch {
-		case a.Cost < b.Cost:
-			return -1
-		case a.Cost > b.Cost:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(f.Points, func(a, b FrontierPoint) int { return cmp.Compare(a.Cost, b.Cost) })
 	return &f
 }
 
