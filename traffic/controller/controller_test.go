@@ -142,7 +142,7 @@ func TestUserDestinationRuleKeepsItsFields(t *testing.T) {
 			TrafficPolicy: &networkingapi.TrafficPolicy{
 				ConnectionPool: &networkingapi.ConnectionPoolSettings{Tcp: &networkingapi.ConnectionPoolSettings_TCPSettings{MaxConnections: 100}},
 				LoadBalancer: &networkingapi.LoadBalancerSettings{LbPolicy: &networkingapi.LoadBalancerSettings_Simple{
-					Simple: networkingapi.LoadBalancerSettings_LEAST_REQUEST}},
+					Simple: networkingapi.LoadBalancerSettings_ROUND_ROBIN}},
 			},
 		},
 	}
@@ -157,7 +157,7 @@ func TestUserDestinationRuleKeepsItsFields(t *testing.T) {
 		return err == nil && len(distribution(dr)) > 0
 	})
 	tp := dr.Spec.GetTrafficPolicy()
-	if tp.GetConnectionPool().GetTcp().GetMaxConnections() != 100 || tp.GetLoadBalancer().GetSimple() != networkingapi.LoadBalancerSettings_LEAST_REQUEST {
+	if tp.GetConnectionPool().GetTcp().GetMaxConnections() != 100 || tp.GetLoadBalancer().GetSimple() != networkingapi.LoadBalancerSettings_ROUND_ROBIN {
 		t.Errorf("user's fields changed: %v", tp)
 	}
 	if dr.Spec.GetHost() != "backend" {
