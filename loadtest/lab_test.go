@@ -11,6 +11,7 @@ import (
 	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/report"
 	"github.com/artt-dev/artt/loadtest/scenario"
+	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
 	"github.com/artt-dev/artt/traffic/istio"
 )
@@ -198,4 +199,55 @@ func TestEveryInstalledWeightTableIsValidForIstio(t *testing.T) {
 func yamlEvent(sc *scenario.Scenario, typ, node string, at int) error {
 	sc.Events = append(sc.Events, scenario.Event{Type: typ, Node: node, At: scenario.Duration{Duration: time.Duration(at) * time.Second}})
 	return sc.FillAndValidate()
+}
+
+// A node drops to a third of its speed at 240 s and recovers at 420 s. ARTT's
+// fast path cuts its groups within two scrape intervals (15 s each) and
+// restores them after the recovery.
+func TestDegradedNodeIsCutAndRestored(t *testing.T) {
+	type point struct {
+		at            float64
+		share, before float64
+		health        string
+	}
+	var mu sync.Mutex
+	var reviews []point
+	opts := Options{Runs: []string{"artt"}}
+	opts.Emulator.Allocated = func(at float64, a traffic.Allocation) {
+		r, ok := a.Route("reviews")
+		if !ok {
+			return
+		}
+		for _, g := range r.Groups {
+			if g.Node == "w2" {
+				mu.Lock()
+				reviews = append(reviews, point{at: at, share: g.Share, health: g.Health})
+				mu.Unlock()
+			}
+		}
+	}
+	if _, err := Run(mustLoad(t, "node-degradation"), opts); err != nil {
+		t.Fatal(err)
+	}
+	shareAt := func(t0 float64) point { // the last allocation at or before t0
+		var p point
+		for _, x := range reviews {
+			if x.at <= t0 {
+				p = x
+			}
+		}
+		return p
+	}
+	before := shareAt(239)
+	// Within two scrape intervals, and before the next 30 s cycle (270 s).
+	cut := shareAt(240 + 2*15 - 1)
+	if cut.health != "Degraded" || cut.share > before.share/2 {
+		t.Errorf("29 s after w2 slowed to a third: reviews on w2 %s at share %.3f (was %.3f); want Degraded and at most half",
+			cut.health, cut.share, before.share)
+	}
+	restored := shareAt(600)
+	if restored.health != "Healthy" || restored.share < before.share/2 {
+		t.Errorf("180 s after w2 recovered: reviews on w2 %s at share %.3f (was %.3f); want Healthy and climbing back",
+			restored.health, restored.share, before.share)
+	}
 }

@@ -125,3 +125,11 @@ type Policy interface {
 	Name() string
 	Allocate(s Snapshot) (Allocation, error)
 }
+
+// Protector is a Policy with a fast path between cycles: Protect folds a
+// new measurement into the groups' health only and reports whether the
+// routing should change now (ARTT).
+type Protector interface {
+	Policy
+	Protect(s Snapshot) (a Allocation, changed bool, err error)
+}

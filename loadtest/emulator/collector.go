@@ -32,6 +32,9 @@ type Result struct {
 	ReplicaSeconds                      float64
 	ScalingEvents                       int
 	Allocations                         int
+	// Protections counts the allocations the fast path installed between
+	// cycles because a group's health changed.
+	Protections int
 
 	Series []Point
 	Notes  []string
@@ -93,6 +96,7 @@ type collector struct {
 	unfinished     int64
 	thresholds     map[string]float64
 	allocations    int
+	protections    int
 	cpuAtWarmup    map[int]float64
 	warmed         bool
 	sampledAt      float64
@@ -237,6 +241,7 @@ func (c *collector) finish() *Result {
 	r := &c.res
 	r.Timeouts += c.unfinished
 	r.Allocations = c.allocations
+	r.Protections = c.protections
 	r.Events, r.Hops = e.eventsRun, e.hops
 	if e.hops > 0 {
 		r.CrossNodeFraction = float64(e.crossHops) / float64(e.hops)

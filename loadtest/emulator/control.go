@@ -34,8 +34,11 @@ func (e *Emulator) sample() {
 				span = math.Max(e.now-p.born, 1e-9)
 			}
 			m := podSample{
-				cpu:      (p.cpuSeconds - prev.cpuTotal) / span,
-				rps:      float64(p.arrivals-prev.arrivals) / span,
+				cpu: (p.cpuSeconds - prev.cpuTotal) / span,
+				// istio_requests_total counts a request when its response
+				// is sent, so a rate is of completions, not arrivals: an
+				// overloaded pod's rate is what it manages to serve.
+				rps:      float64(p.answered-prev.answered) / span,
 				p95:      math.NaN(),
 				errRate:  math.NaN(),
 				cpuTotal: p.cpuSeconds, arrivals: p.arrivals, answered: p.answered, errors: p.errors,

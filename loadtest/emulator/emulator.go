@@ -70,6 +70,7 @@ type Emulator struct {
 	progress  func(simSeconds float64)
 	debug     func(string)
 	weightLog func(component string, ds []istio.Distribute)
+	allocated func(at float64, a traffic.Allocation)
 	eventsRun int64
 	hops      int64
 	crossHops int64
@@ -92,6 +93,9 @@ type Options struct {
 	// Weights, when set, receives every locality weight table installed,
 	// exactly as artt-traffic would write it to a DestinationRule.
 	Weights func(component string, ds []istio.Distribute)
+	// Allocated, when set, receives every allocation installed, with the
+	// simulated time in seconds.
+	Allocated func(at float64, a traffic.Allocation)
 }
 
 // New builds the emulated cluster for a scenario and run. rate is the
@@ -107,6 +111,7 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		progress:     opts.Progress,
 		debug:        opts.AllocationLog,
 		weightLog:    opts.Weights,
+		allocated:    opts.Allocated,
 		localityNode: make(map[string]int, len(sc.Cluster.Nodes)),
 	}
 	idx := map[string]int{}
@@ -242,6 +247,7 @@ func (e *Emulator) dispatch(ev event) error {
 		e.response(ev.req)
 	case evSample:
 		e.sample()
+		e.protect()
 		e.q.push(event{at: e.now + e.sc.Control.SampleInterval.Seconds(), kind: evSample})
 	case evTraffic:
 		e.allocate()

@@ -39,12 +39,38 @@ func (e *Emulator) allocate() {
 	if e.policy == nil {
 		return
 	}
-	s := e.snapshot()
-	a, err := e.policy.Allocate(s)
+	a, err := e.policy.Allocate(e.snapshot())
 	if err != nil {
 		// The controller keeps the last routing when a cycle fails.
 		e.res.note(fmt.Sprintf("%.0fs: allocation failed, routing kept: %v", e.now, err))
 		return
+	}
+	e.install(a)
+}
+
+// protect runs the policy's fast path on a new sample, as artt-traffic's
+// protection loop does at the scrape interval, and installs the routing
+// only when a group's health changed.
+func (e *Emulator) protect() {
+	p, ok := e.policy.(traffic.Protector)
+	if !ok {
+		return
+	}
+	a, changed, err := p.Protect(e.snapshot())
+	if err != nil {
+		e.res.note(fmt.Sprintf("%.0fs: protection failed, routing kept: %v", e.now, err))
+		return
+	}
+	if changed {
+		e.res.protections++
+		e.install(a)
+	}
+}
+
+// install logs an allocation and installs its weights.
+func (e *Emulator) install(a traffic.Allocation) {
+	if e.allocated != nil {
+		e.allocated(e.now, a)
 	}
 	if e.debug != nil {
 		for _, r := range a.Routes {

@@ -16,7 +16,12 @@ type ARTT struct {
 	opts     Options
 	forecast *traffic.PerComponent[*forecast.ComponentEstimator]
 	health   *traffic.PerComponent[*health.Tracker]
-	measured time.Time
+	// The measurements the forecasts and the health trackers last learned
+	// from: each learns from a measurement once, whichever call sees it.
+	forecastMeasured, healthMeasured time.Time
+	// states are the health states of the last allocation returned, per
+	// component and node, so Protect can tell whether anything changed.
+	states map[string]map[string]health.State
 }
 
 // NewARTT returns ARTT with empty estimates.
@@ -25,6 +30,7 @@ func NewARTT(opts Options) *ARTT {
 		opts:     opts,
 		forecast: traffic.NewPerComponent(func() *forecast.ComponentEstimator { return forecast.NewComponent(opts.Forecast) }),
 		health:   traffic.NewPerComponent(func() *health.Tracker { return health.New(opts.Health) }),
+		states:   make(map[string]map[string]health.State),
 	}
 }
 
@@ -35,12 +41,32 @@ func (*ARTT) Name() string { return "artt" }
 // a pod or node fails, with the same MeasuredAt when the measurements did not
 // change: the groups are re-routed without learning from them twice.
 func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
+	alloc, _, err := a.allocate(s, true)
+	return alloc, err
+}
+
+// Protect is the fast path between cycles: call it at every new
+// measurement (the scrape interval). It folds the measurement into the
+// groups' health only, and returns changed = true with a new allocation
+// when a group's health state moved (a group to cut, or one to restore).
+// Forecasts neither learn nor shift here: rebalancing stays the cycle's, and
+// its bounded steps do not hold back protection.
+func (a *ARTT) Protect(s traffic.Snapshot) (traffic.Allocation, bool, error) {
+	return a.allocate(s, false)
+}
+
+func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation, bool, error) {
 	x, err := traffic.NewIndex(s)
 	if err != nil {
-		return traffic.Allocation{}, err
+		return traffic.Allocation{}, false, err
 	}
-	fresh := s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(a.measured)
-	a.measured = s.MeasuredAt
+	isNew := func(last time.Time) bool { return s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(last) }
+	fresh := rebalance && isNew(a.forecastMeasured)
+	if rebalance {
+		a.forecastMeasured = s.MeasuredAt
+	}
+	observe := isNew(a.healthMeasured)
+	a.healthMeasured = s.MeasuredAt
 	estimators := make(map[string]*forecast.ComponentEstimator)
 	trackers := make(map[string]*health.Tracker)
 	for _, d := range x.Downstreams() {
@@ -58,7 +84,7 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 		for i, e := range estimates {
 			shares[i] = e.Share
 		}
-		weighted, states, note := applyHealth(trackers[component], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), fresh)
+		weighted, states, note := applyHealth(trackers[component], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
 		if note != "" {
 			r.Notes = append(r.Notes, note)
 		}
@@ -72,7 +98,22 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 		}
 		return routeGroups(x, r, groups, supplies, demands, a.opts.NTAM)
 	})
-	return traffic.Allocation{Policy: "artt", Routes: routes}, err
+	if err != nil {
+		return traffic.Allocation{}, false, err
+	}
+	changed := false
+	for _, r := range routes {
+		prev := a.states[r.Component]
+		now := make(map[string]health.State, len(r.Groups))
+		for _, g := range r.Groups {
+			now[g.Node] = health.State(g.Health)
+			if prev[g.Node] != now[g.Node] {
+				changed = true
+			}
+		}
+		a.states[r.Component] = now
+	}
+	return traffic.Allocation{Policy: "artt", Routes: routes}, changed, nil
 }
 
 // applyHealth observes each group's health and scales its share. Latency is
@@ -90,15 +131,22 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 	states := make([]health.State, len(groups))
 	p95s := make([]float64, len(groups))
 	errs := make([]float64, len(groups))
+	costs := make([]float64, len(groups))
+	changes := make([]float64, len(groups))
 	for i, g := range groups {
 		p95s[i], errs[i] = groupHealthInputs(g)
 		if !judgeLatency {
 			p95s[i] = math.NaN()
 		}
+		costs[i] = groupCostPerRequest(g)
+		changes[i] = tr.CostChange(g.Node, costs[i])
 	}
 	total := 0.0
 	for i, g := range groups {
-		obs := health.Observation{P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: medianExcept(p95s, i), PeerErrorRate: medianExcept(errs, i), Utilization: groupUtilization(g)}
+		obs := health.Observation{
+			P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: medianExcept(p95s, i), PeerErrorRate: medianExcept(errs, i),
+			Utilization: groupUtilization(g), CostPerRequest: costs[i], PeerCostChange: medianExcept(changes, i),
+		}
 		st := tr.Status(g.Node)
 		if fresh {
 			st = tr.Observe(g.Node, s.At, obs)
@@ -171,6 +219,23 @@ func medianExcept(xs []float64, skip int) float64 {
 	} else {
 		return (v[n/2-1] + v[n/2]) / 2
 	}
+}
+
+// groupCostPerRequest is the group's CPU seconds per request served (NaN
+// when a replica's CPU or requests are unknown, or it served none).
+func groupCostPerRequest(g traffic.Group) float64 {
+	var cpu, requests float64
+	for _, r := range g.Replicas {
+		if math.IsNaN(r.CPU) || math.IsNaN(r.Requests) {
+			return math.NaN()
+		}
+		cpu += r.CPU
+		requests += r.Requests
+	}
+	if !(requests > 0) {
+		return math.NaN()
+	}
+	return cpu / requests
 }
 
 // groupUtilization is the group's CPU use over its limits (NaN if unknown).

@@ -9,12 +9,19 @@
 // linear trend model x = [ℓ, b], x' = [[1 1] [0 1]]·x + w, y = ℓ + v; running
 // the filter itself gives time-varying factors: α = K₀ and β = K₁/K₀, where
 // K is the Kalman gain computed from the prediction uncertainty P and the
-// observation noise R. Process noise is Q = diag(LevelNoise 1e-3, TrendNoise
-// 1e-4) in utilisation² per interval. R follows an EWMA (weight
-// ResidualWeight 0.2) of recent squared prediction residuals, floored at
-// MinNoise (1e-4): a noisy replica gets small factors (smooth), a calm one
-// large factors (responsive), and after a long quiet history a change in
-// noise still moves R.
+// observation noise R. Every variance is relative to the level ℓ (times
+// max(|ℓ|, 0.01)²), because the observation below grows with the number of
+// replicas while its relative noise does not; absolute variances would make
+// the factors shrink as 1/N. Process noise is Q = diag(LevelNoise 1e-3,
+// TrendNoise 1e-4) × ℓ² per interval (a level that moves about 3% per interval
+// and a trend about 1%). R follows an EWMA (weight ResidualWeight 0.2) of the
+// squared residuals about their own EWMA mean (the bias), floored at MinNoise
+// (1e-4) × ℓ²: a noisy replica gets small factors (smooth), a calm one large
+// factors (responsive). A residual that keeps its sign is not noise but the
+// level moving (a node slowing down or recovering): the bias then grows, its
+// square is added to the level's process noise, and the filter follows the
+// shift within a few intervals instead of mistaking it for noise and
+// freezing.
 //
 // What is forecast is each replica's utilisation per unit of traffic share,
 // ℓ = (CPU ÷ CPU limit) ÷ (its requests ÷ the component's requests). Raw
@@ -22,7 +29,12 @@
 // would then extrapolate ARTT's own last step and make it oscillate; ℓ moves
 // only with demand, node speed and contention. The forecast utilisation of a
 // replica at share w is ℓ̂ · w. Without request counts the filter skips the
-// interval (its forecast carries on, its uncertainty grows).
+// interval (its forecast carries on, its uncertainty grows); a replica whose
+// count alone is missing skips alone, its traffic counted at its last share.
+//
+// Every replica keeps at least MinShare (0.1) × the fair share 1/N: a share
+// rounded to 0% in Istio would get no requests, so no observations, and its
+// forecast could never recover.
 //
 // # Bounded shifts (shift.go)
 //

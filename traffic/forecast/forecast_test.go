@@ -154,3 +154,57 @@ func TestMissingRequestCountSkipsOnlyThatReplica(t *testing.T) {
 		t.Errorf("a's forecast %v; want about 0.8 utilisation per unit share", f)
 	}
 }
+
+// The observation (utilisation per unit share) grows with the number of
+// replicas; the filter's factors must not depend on that scale, so its noise
+// model is relative to the level.
+func TestFactorsDoNotDependOnScale(t *testing.T) {
+	cfg := DefaultConfig().Noise
+	rng := rand.New(rand.NewPCG(3, 4))
+	var small, large Filter
+	for range 60 {
+		z := rng.NormFloat64()
+		small.Update(0.5*(1+0.05*z), cfg)
+		large.Update(5*(1+0.05*z), cfg)
+	}
+	as, _ := small.Factors()
+	al, _ := large.Factors()
+	if math.Abs(as-al) > 0.02 {
+		t.Errorf("α %.3f at level 0.5 and %.3f at level 5 for the same relative noise; want equal", as, al)
+	}
+}
+
+// A lasting change of level (a node slowing down or recovering) is not
+// noise: the filter must follow it within a few intervals instead of
+// inflating its noise estimate and freezing.
+func TestFilterFollowsALevelShift(t *testing.T) {
+	cfg := DefaultConfig().Noise
+	rng := rand.New(rand.NewPCG(5, 6))
+	var f Filter
+	for range 40 {
+		f.Update(2*(1+0.05*rng.NormFloat64()), cfg)
+	}
+	for i := range 6 {
+		f.Update(6*(1+0.05*rng.NormFloat64()), cfg)
+		if i == 5 {
+			if got := f.Forecast(); math.Abs(got/6-1) > 0.15 {
+				t.Errorf("forecast %.2f six intervals after the level tripled to 6; want within 15%%", got)
+			}
+		}
+	}
+}
+
+// A replica whose forecast says it is much more loaded than its peers
+// still keeps a floor share, so it keeps receiving requests and its
+// filter keeps observing (a share rounded to 0% in Istio would starve it).
+func TestShareFloorKeepsObservationsFlowing(t *testing.T) {
+	cfg := DefaultConfig()
+	got := boundedShift([]float64{0.02, 0.49, 0.49}, []float64{50, 1, 1}, cfg.MaxStep, cfg.UtilizationFloor)
+	got = floorShares(got, cfg.MinShare)
+	if floor := cfg.MinShare / 3; got[0] < floor-1e-12 {
+		t.Errorf("share %v below the floor %v (MinShare × the fair share)", got[0], floor)
+	}
+	if s := got[0] + got[1] + got[2]; math.Abs(s-1) > 1e-12 {
+		t.Errorf("shares sum to %v", s)
+	}
+}

@@ -14,13 +14,16 @@ type Config struct {
 	UtilizationFloor float64
 	MinHistory       int
 	ForgetAfter      int
+	// MinShare × the fair share (1 / replicas) is the least share a replica
+	// keeps, so it keeps receiving requests, and its filter observations.
+	MinShare float64
 }
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
 		Noise:   NoiseConfig{LevelNoise: 1e-3, TrendNoise: 1e-4, InitialNoise: 1e-2, MinNoise: 1e-4, ResidualWeight: 0.2},
-		MaxStep: 0.5, UtilizationFloor: 0.01, MinHistory: 5, ForgetAfter: 10,
+		MaxStep: 0.5, UtilizationFloor: 0.01, MinHistory: 5, ForgetAfter: 10, MinShare: 0.1,
 	}
 }
 
@@ -158,6 +161,7 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Grou
 	if fresh {
 		shares = boundedShift(shares, loads, c.cfg.MaxStep, c.cfg.UtilizationFloor)
 	}
+	shares = floorShares(shares, c.cfg.MinShare)
 
 	out := make([]GroupEstimate, len(groups))
 	for gi, g := range groups {

@@ -32,3 +32,36 @@ func boundedShift(shares, loads []float64, maxStep, floor float64) []float64 {
 	}
 	return out
 }
+
+// floorShares raises every share to at least minShare × the fair share
+// 1/n, taking the difference from the shares above their floor in
+// proportion to their excess, so the result still sums to 1. A replica
+// whose share rounded to 0% in Istio would get no requests, so no
+// observations, and its forecast could never recover.
+func floorShares(shares []float64, minShare float64) []float64 {
+	n := float64(len(shares))
+	floor := minShare / n
+	if floor <= 0 || minShare >= 1 {
+		return shares
+	}
+	var deficit, excess float64
+	for _, w := range shares {
+		if w < floor {
+			deficit += floor - w
+		} else {
+			excess += w - floor
+		}
+	}
+	if deficit == 0 || excess <= 0 {
+		return shares
+	}
+	out := make([]float64, len(shares))
+	for i, w := range shares {
+		if w < floor {
+			out[i] = floor
+		} else {
+			out[i] = w - deficit*(w-floor)/excess
+		}
+	}
+	return out
+}

@@ -28,6 +28,22 @@
 // response time is 1/(1 − ρ) times its service time, so below ρ = 0.5 load
 // cannot explain the DegradedLatencyFactor of 2; above it, it can.
 //
+// What tells "slow because broken" from "slow because loaded" at any load is
+// the CPU time per request: load does not change it, a throttled or
+// contended node (a noisy neighbour, thermal throttling, a failing disk
+// causing retries) raises it. Each group keeps a cost baseline (the first
+// CPU seconds per request seen, then an EWMA with BaselineAlpha), and its
+// slowdown is cost ÷ baseline divided by the peers' median of the same ratio
+// when that is above 1 (a heavier request mix everywhere is nobody's fault).
+// A slowdown above DegradedCostFactor (1.5: the group has lost a third of its
+// capacity, beyond the noise of a per-interval cost) is Degraded whatever the
+// utilisation, and the group's weight is at most 1 ÷ slowdown, the share at
+// which its utilisation stays where it was: protection acts at the next
+// measurement, without waiting for the forecasts. The baseline keeps
+// learning, so a lasting slowdown hands over to the share estimator within
+// minutes (about 14 observations for a threefold slowdown); a recovery shows
+// as a falling cost and restores the group after RecoverAfter.
+//
 // The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
 // p95 while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
 // q = clamp(1 − max(0, p95/baseline − 1) − 10·errorRate, MinWeight, 1) with
@@ -65,6 +81,7 @@ type Config struct {
 	ScoreHalfLife          time.Duration
 	BaselineAlpha          float64
 	BusyUtilization        float64
+	DegradedCostFactor     float64
 }
 
 // DefaultConfig returns the documented defaults.
@@ -74,7 +91,7 @@ func DefaultConfig() Config {
 		UnhealthyLatencyFactor: 5, UnhealthyErrorRate: 0.5,
 		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
-		BusyUtilization: 0.5,
+		BusyUtilization: 0.5, DegradedCostFactor: 1.5,
 	}
 }
 
@@ -101,6 +118,9 @@ type group struct {
 	failingSince, healthySince time.Time
 	baseline, score            float64
 	last                       time.Time
+	// costBaseline is the CPU seconds per request it normally needs; slow
+	// is its last slowdown against that, relative to its peers.
+	costBaseline, slow float64
 }
 
 // New returns an empty tracker.
@@ -115,6 +135,20 @@ type Observation struct {
 	PeerP95Ms, PeerErrorRate float64
 	// Utilization is the group's CPU use as a fraction of its limit.
 	Utilization float64
+	// CostPerRequest is the group's CPU seconds per request, and
+	// PeerCostChange the median over its peers of their CostChange.
+	CostPerRequest, PeerCostChange float64
+}
+
+// CostChange is a group's CPU per request against its own baseline (NaN
+// when either is unknown). Callers compute it for every group first, so
+// that each Observation can carry its peers' median.
+func (t *Tracker) CostChange(key string, costPerRequest float64) float64 {
+	g, ok := t.groups[key]
+	if !ok || !(g.costBaseline > 0) || !(costPerRequest > 0) {
+		return math.NaN()
+	}
+	return costPerRequest / g.costBaseline
 }
 
 // Observe folds one observation of a group into its health. A group is
@@ -136,9 +170,22 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	}
 	g, ok := t.groups[key]
 	if !ok {
-		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at}
+		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1}
 		t.groups[key] = g
 	}
+	slow, costKnown := 1.0, false
+	if cost := o.CostPerRequest; cost > 0 {
+		if g.costBaseline > 0 {
+			slow, costKnown = cost/g.costBaseline, true
+			if o.PeerCostChange > 1 {
+				slow /= o.PeerCostChange
+			}
+			g.costBaseline += t.cfg.BaselineAlpha * (cost - g.costBaseline)
+		} else {
+			g.costBaseline = cost
+		}
+	}
+	g.slow = slow
 	if math.IsNaN(g.baseline) && p95Ms > 0 {
 		g.baseline = p95Ms
 	}
@@ -155,14 +202,14 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 		errorRate = 0
 	}
 
-	if latencyKnown || errKnown {
-		q := math.Min(1, math.Max(t.cfg.MinWeight, 1-math.Max(0, ratio-1)-10*errorRate))
+	if latencyKnown || errKnown || costKnown {
+		q := math.Min(1, math.Max(t.cfg.MinWeight, 1-math.Max(0, math.Max(ratio, slow)-1)-10*errorRate))
 		decay := math.Exp2(-at.Sub(g.last).Seconds() / t.cfg.ScoreHalfLife.Seconds())
 		g.score = q + (g.score-q)*decay
 		g.last = at
 
 		severe := ratio > t.cfg.UnhealthyLatencyFactor || errorRate > t.cfg.UnhealthyErrorRate
-		bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate
+		bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate || slow > t.cfg.DegradedCostFactor
 		switch {
 		case severe:
 			g.healthySince = time.Time{}
@@ -218,7 +265,7 @@ func (t *Tracker) status(g *group) Status {
 	case Healthy:
 		st.Weight = 1
 	case Degraded:
-		st.Weight = math.Max(t.cfg.MinWeight, g.score)
+		st.Weight = math.Max(t.cfg.MinWeight, math.Min(g.score, 1/math.Max(g.slow, 1)))
 	}
 	return st
 }

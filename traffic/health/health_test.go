@@ -101,3 +101,39 @@ func TestSharedSlowdownDropsNobody(t *testing.T) {
 		t.Errorf("state %s when worse than its peers, want Degraded", st.State)
 	}
 }
+
+// A node that slows down needs more CPU per request: that is sickness at
+// any load, where latency alone is no evidence above BusyUtilization. The
+// group is cut at the next observation to the share that keeps its
+// utilisation, and restored after it recovers.
+func TestCostPerRequestTellsBrokenFromLoaded(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	tr := New(DefaultConfig())
+	obs := func(cost, peerChange, util float64) Observation {
+		return Observation{P95Ms: 400, ErrorRate: 0, PeerP95Ms: 100, PeerErrorRate: 0, Utilization: util, CostPerRequest: cost, PeerCostChange: peerChange}
+	}
+	for i := range 4 {
+		if s := tr.Observe("g", at(15*float64(i)), obs(0.010, 1, 0.9)); s.State != Healthy {
+			t.Fatalf("busy group with a steady cost is %s; its slowness is load", s.State)
+		}
+	}
+	s := tr.Observe("g", at(60), obs(0.030, 1, 0.9))
+	if s.State != Degraded || s.Weight > 1.0/3+1e-9 {
+		t.Fatalf("threefold cost: %s weight %v; want Degraded at most 1/3 at once", s.State, s.Weight)
+	}
+	// Its peers slowed as much: a heavier mix everywhere, nobody's fault.
+	peers := New(DefaultConfig())
+	for i := range 4 {
+		peers.Observe("g", at(15*float64(i)), obs(0.010, 1, 0.3))
+	}
+	if s := peers.Observe("g", at(60), Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerErrorRate: 0, PeerP95Ms: math.NaN(), Utilization: 0.3, CostPerRequest: 0.030, PeerCostChange: 3}); s.State != Healthy {
+		t.Errorf("every group's cost tripled: %s, want Healthy", s.State)
+	}
+	// Recovery: the cost falls back; Healthy after RecoverAfter (30 s).
+	tr.Observe("g", at(75), obs(0.010, 1, 0.5))
+	tr.Observe("g", at(90), obs(0.010, 1, 0.5))
+	if s := tr.Observe("g", at(106), obs(0.010, 1, 0.5)); s.State != Healthy || s.Weight != 1 {
+		t.Errorf("31 s after recovering: %s weight %v, want Healthy 1", s.State, s.Weight)
+	}
+}
