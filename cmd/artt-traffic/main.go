@@ -33,7 +33,7 @@ import (
 
 type flags struct {
 	prometheus, policy, leaseNamespace, metricsAddr, probeAddr string
-	interval, queryTimeout, leaseDuration                      time.Duration
+	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
 	dryRun, labelNodes, leaderElect                            bool
 	logLevel, logFormat                                        string
 	queries                                                    controller.Queries
@@ -45,6 +45,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.prometheus, "prometheus-address", "http://prometheus-server.monitoring.svc:80", "Prometheus HTTP API base URL")
 	fs.StringVar(&f.policy, "policy", "artt", "traffic policy: "+strings.Join(allocate.Names, ", "))
 	fs.DurationVar(&f.interval, "interval", 30*time.Second, "measurement and allocation cycle")
+	fs.DurationVar(&f.protectInterval, "protect-interval", 15*time.Second, "how often the fast path measures between cycles and cuts or restores a group whose health changed (artt policy; 0 turns it off)")
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
 	fs.BoolVar(&f.labelNodes, "label-nodes", false, "label nodes that have a region and zone with topology.istio.io/subzone=<node name> (needs the node-labeller RBAC)")
@@ -69,6 +70,9 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if f.interval < time.Second {
 		return f, fmt.Errorf("--interval = %s: must be at least 1s", f.interval)
+	}
+	if f.protectInterval < 0 || (f.protectInterval > 0 && f.protectInterval < time.Second) {
+		return f, fmt.Errorf("--protect-interval = %s: must be 0 (off) or at least 1s", f.protectInterval)
 	}
 	if f.queryTimeout <= 0 {
 		return f, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout)
@@ -130,12 +134,13 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		return fmt.Errorf("--prometheus-address = %q: %w", f.prometheus, err)
 	}
 	c, err := controller.New(mgr.GetClient(), mgr.GetCache(), ic, controller.Options{
-		Interval:   f.interval,
-		Policy:     f.policy,
-		Allocate:   allocate.DefaultOptions(),
-		DryRun:     f.dryRun,
-		LabelNodes: f.labelNodes,
-		Collector:  controller.Collector{API: promv1.NewAPI(pc), Queries: f.queries, Timeout: f.queryTimeout},
+		Interval:        f.interval,
+		ProtectInterval: protectInterval(f.protectInterval),
+		Policy:          f.policy,
+		Allocate:        allocate.DefaultOptions(),
+		DryRun:          f.dryRun,
+		LabelNodes:      f.labelNodes,
+		Collector:       controller.Collector{API: promv1.NewAPI(pc), Queries: f.queries, Timeout: f.queryTimeout},
 	}, ctrlmetrics.Registry, log)
 	if err != nil {
 		return err
@@ -156,4 +161,12 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	}
 	log.Info("artt-traffic starting", "policy", f.policy, "interval", f.interval, "dryRun", f.dryRun, "prometheus", f.prometheus)
 	return mgr.Start(ctx)
+}
+
+// protectInterval maps the flag's 0 (off) to the controller's negative.
+func protectInterval(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -20,6 +20,7 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{[]string{"--policy=fastest"}, `--policy = "fastest"`},
 		{[]string{"--interval=10ms"}, "--interval = 10ms"},
+		{[]string{"--protect-interval=100ms"}, "--protect-interval = 100ms"},
 		{[]string{"--query-timeout=0s"}, "--query-timeout"},
 	} {
 		if _, err := parseFlags(c.args); err == nil || !strings.Contains(err.Error(), c.says) {

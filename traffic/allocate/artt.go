@@ -19,9 +19,10 @@ type ARTT struct {
 	// The measurements the forecasts and the health trackers last learned
 	// from: each learns from a measurement once, whichever call sees it.
 	forecastMeasured, healthMeasured time.Time
-	// states are the health states of the last allocation returned, per
-	// component and node, so Protect can tell whether anything changed.
-	states map[string]map[string]health.State
+	// last holds the health state and share of every group in the last
+	// allocation returned, per component and node, so Protect can tell
+	// whether anything changed.
+	last map[string]map[string]traffic.GroupShare
 }
 
 // NewARTT returns ARTT with empty estimates.
@@ -30,7 +31,7 @@ func NewARTT(opts Options) *ARTT {
 		opts:     opts,
 		forecast: traffic.NewPerComponent(func() *forecast.ComponentEstimator { return forecast.NewComponent(opts.Forecast) }),
 		health:   traffic.NewPerComponent(func() *health.Tracker { return health.New(opts.Health) }),
-		states:   make(map[string]map[string]health.State),
+		last:     make(map[string]map[string]traffic.GroupShare),
 	}
 }
 
@@ -48,12 +49,19 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 // Protect is the fast path between cycles: call it at every new
 // measurement (the scrape interval). It folds the measurement into the
 // groups' health only, and returns changed = true with a new allocation
-// when a group's health state moved (a group to cut, or one to restore).
+// when a group's health state moved (a group to cut, or one to restore) or
+// a group's share moved by more than ProtectChange (20%) as its health
+// weight followed the measurements.
 // Forecasts neither learn nor shift here: rebalancing stays the cycle's, and
 // its bounded steps do not hold back protection.
 func (a *ARTT) Protect(s traffic.Snapshot) (traffic.Allocation, bool, error) {
 	return a.allocate(s, false)
 }
+
+// protectChange is the relative share change that makes Protect re-route
+// although no health state changed: well above the rounding of Istio's
+// integer weights, well below the cuts that matter.
+const protectChange = 0.2
 
 func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation, bool, error) {
 	x, err := traffic.NewIndex(s)
@@ -101,17 +109,26 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 	if err != nil {
 		return traffic.Allocation{}, false, err
 	}
+	// Compare with the routing last handed out (Allocate's, or a Protect
+	// that changed it), not with every Protect call, so slow drifts add up.
 	changed := false
 	for _, r := range routes {
-		prev := a.states[r.Component]
-		now := make(map[string]health.State, len(r.Groups))
+		prev := a.last[r.Component]
 		for _, g := range r.Groups {
-			now[g.Node] = health.State(g.Health)
-			if prev[g.Node] != now[g.Node] {
+			p, ok := prev[g.Node]
+			if !ok || p.Health != g.Health || math.Abs(g.Share-p.Share) > protectChange*p.Share {
 				changed = true
 			}
 		}
-		a.states[r.Component] = now
+	}
+	if rebalance || changed {
+		for _, r := range routes {
+			now := make(map[string]traffic.GroupShare, len(r.Groups))
+			for _, g := range r.Groups {
+				now[g.Node] = g
+			}
+			a.last[r.Component] = now
+		}
 	}
 	return traffic.Allocation{Policy: "artt", Routes: routes}, changed, nil
 }

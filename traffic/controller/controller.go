@@ -41,6 +41,11 @@ func Scheme() (*runtime.Scheme, error) {
 type Options struct {
 	// Interval between measurement cycles (default 30s).
 	Interval time.Duration
+	// ProtectInterval is how often the fast path measures between cycles
+	// and re-routes when a group's health changed (policies with a fast
+	// path, ARTT; default 15s, a common scrape interval; negative turns it
+	// off). Measuring faster than Prometheus scrapes finds nothing new.
+	ProtectInterval time.Duration
 	// Policy names the traffic policy (default "artt").
 	Policy string
 	// Allocate tunes the policies.
@@ -67,12 +72,17 @@ type Controller struct {
 	log     *slog.Logger
 	changes chan time.Time
 	last    *Measurements
+	// protector is the policy's fast path, when it has one and it is on.
+	protector traffic.Protector
 }
 
 // New builds a controller. reg receives its metrics.
 func New(c client.Client, ca cache.Cache, ic istioclient.Interface, opts Options, reg prometheus.Registerer, log *slog.Logger) (*Controller, error) {
 	if opts.Interval <= 0 {
 		opts.Interval = 30 * time.Second
+	}
+	if opts.ProtectInterval == 0 {
+		opts.ProtectInterval = 15 * time.Second
 	}
 	if opts.Policy == "" {
 		opts.Policy = "artt"
@@ -105,21 +115,45 @@ func (c *Controller) Start(ctx context.Context) error {
 	if !c.cache.WaitForCacheSync(ctx) {
 		return fmt.Errorf("informer caches did not sync")
 	}
-	c.log.Info("leading: allocating traffic", "policy", c.opts.Policy, "interval", c.opts.Interval, "dryRun", c.opts.DryRun)
-	c.reconcile(ctx, true, time.Time{})
+	protector, fastPath := c.policy.(traffic.Protector)
+	fastPath = fastPath && c.opts.ProtectInterval > 0
+	c.log.Info("leading: allocating traffic", "policy", c.opts.Policy, "interval", c.opts.Interval,
+		"protectInterval", c.opts.ProtectInterval, "fastPath", fastPath, "dryRun", c.opts.DryRun)
+	c.reconcile(ctx, cycle, time.Time{})
 	tick := time.NewTicker(c.opts.Interval)
 	defer tick.Stop()
+	var protect <-chan time.Time
+	if fastPath {
+		pt := time.NewTicker(c.opts.ProtectInterval)
+		defer pt.Stop()
+		protect = pt.C
+		c.protector = protector
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
-			c.reconcile(ctx, true, time.Time{})
+			c.reconcile(ctx, cycle, time.Time{})
+		case <-protect:
+			c.reconcile(ctx, protection, time.Time{})
 		case seen := <-c.changes:
-			c.reconcile(ctx, false, seen)
+			c.reconcile(ctx, event, seen)
 		}
 	}
 }
+
+// trigger is why a reconciliation runs.
+type trigger string
+
+const (
+	// cycle measures and reallocates.
+	cycle trigger = "cycle"
+	// event reallocates with the last measurements after an API change.
+	event trigger = "event"
+	// protection measures and re-routes only if a group's health changed.
+	protection trigger = "protect"
+)
 
 // notify records a change; changes arriving during a reallocation
 // coalesce into one more.
@@ -220,12 +254,12 @@ func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.Destina
 }
 
 // reconcile reallocates: with fresh measurements on a cycle, with the last
-// ones after an API change (seen is when the change was noticed).
-func (c *Controller) reconcile(ctx context.Context, collect bool, seen time.Time) {
+// ones after an API change (seen is when the change was noticed); on the
+// fast path it measures and writes only when the policy says a group's
+// health changed.
+func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time) {
 	start := c.opts.Now()
-	trigger := "event"
-	if collect {
-		trigger = "cycle"
+	if why != event {
 		m, err := c.opts.Collector.Collect(ctx, start)
 		if err != nil {
 			c.tel.collectErrs.Inc()
@@ -246,7 +280,20 @@ func (c *Controller) reconcile(ctx context.Context, collect bool, seen time.Time
 		c.labelNodes(ctx, st.nodes)
 	}
 	snap, comps := snapshot(st, c.last, start)
-	alloc, err := c.policy.Allocate(snap)
+	var alloc traffic.Allocation
+	if why == protection {
+		var changed bool
+		alloc, changed, err = c.protector.Protect(snap)
+		if err == nil && !changed {
+			c.tel.cycle.WithLabelValues(string(why)).Observe(c.opts.Now().Sub(start).Seconds())
+			return
+		}
+		if err == nil {
+			c.tel.protections.Inc()
+		}
+	} else {
+		alloc, err = c.policy.Allocate(snap)
+	}
 	if err != nil {
 		c.tel.allocErrs.Inc()
 		c.log.Error("allocation failed: keeping the last routing", "error", err)
@@ -292,11 +339,11 @@ func (c *Controller) reconcile(ctx context.Context, collect bool, seen time.Time
 		}
 	}
 	took := c.opts.Now().Sub(start)
-	c.tel.cycle.WithLabelValues(trigger).Observe(took.Seconds())
+	c.tel.cycle.WithLabelValues(string(why)).Observe(took.Seconds())
 	if !seen.IsZero() {
 		c.tel.reaction.Observe(c.opts.Now().Sub(seen).Seconds())
 	}
-	c.log.Debug("reallocated", "trigger", trigger, "routes", len(alloc.Routes), "written", results[written],
+	c.log.Debug("reallocated", "trigger", why, "routes", len(alloc.Routes), "written", results[written],
 		"unchanged", results[unchanged], "conflicts", results[conflict], "failed", results[failed], "took", took)
 }
 

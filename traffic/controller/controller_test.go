@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -285,4 +286,45 @@ func TestOnlyTheLeaderWritesAndAnotherTakesOver(t *testing.T) {
 	leader.stop()
 	took := waitFor(t, 15*time.Second, "the follower takes over", func() bool { return cycles(follower) > 0 })
 	t.Logf("takeover after the leader stopped: %s", took)
+}
+
+// A node's backend starts needing three times the CPU per request (a noisy
+// neighbour): the fast path cuts its traffic at the next measurement,
+// without waiting for the cycle, and counts the protection.
+func TestFastPathCutsADegradedNodeBetweenCycles(t *testing.T) {
+	needCluster(t)
+	createApp(t, "protect")
+	// Short rate windows so the measurements see the change within seconds
+	// (the scrape interval here is 1 s); a cycle only every minute, so only
+	// the fast path can react in time.
+	q := testQueries()
+	for _, p := range []*string{&q.CPU, &q.Requests, &q.Errors, &q.Latency, &q.Calls} {
+		*p = strings.ReplaceAll(*p, "[1m]", "[5s]")
+	}
+	in := start(t, instanceOptions{interval: time.Minute, protectInterval: time.Second, queries: &q})
+	share := func() float64 {
+		dr, err := getRule("protect", "artt-backend")
+		if err != nil {
+			return -1
+		}
+		n1 := 0.0
+		for _, to := range distribution(dr) {
+			n1 += float64(to[loc("n1")]) / 100 / 3
+		}
+		return n1
+	}
+	waitFor(t, 20*time.Second, "routing written", func() bool { return share() > 0 })
+	// Let the health baselines learn the normal cost from a few measurements.
+	time.Sleep(4 * time.Second)
+	before := share()
+	exporter.Set(clusterSeries(map[string]float64{"protect/backend-n1": 3}, testNamespaces...))
+	defer exporter.Set(clusterSeries(nil, testNamespaces...))
+	took := waitFor(t, 20*time.Second, "n1's share cut", func() bool { return share() < before/2 })
+	t.Logf("n1's share %.3f → %.3f, %s after its cost tripled (5 s rate window, 1 s scrape and fast path)", before, share(), took)
+	if n := counter(t, in.reg, "artt_traffic_protections_total", nil); n < 1 {
+		t.Errorf("artt_traffic_protections_total = %v; want the cut counted as a protection", n)
+	}
+	if n := counter(t, in.reg, "artt_traffic_cycle_duration_seconds", map[string]string{"trigger": "cycle"}); n != 1 {
+		t.Errorf("%v cycles ran; want only the first, so the cut came from the fast path", n)
+	}
 }

@@ -121,6 +121,10 @@ type instanceOptions struct {
 	dryRun      bool
 	leaderElect bool
 	interval    time.Duration
+	// protectInterval 0 keeps the fast path off; queries default to
+	// testQueries.
+	protectInterval time.Duration
+	queries         *Queries
 }
 
 // start runs a manager with the controller, as cmd/artt-traffic does.
@@ -151,9 +155,16 @@ func start(t *testing.T, o instanceOptions) *instance {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
+	if o.protectInterval == 0 {
+		o.protectInterval = -1
+	}
+	queries := testQueries()
+	if o.queries != nil {
+		queries = *o.queries
+	}
 	c, err := New(mgr.GetClient(), mgr.GetCache(), ic, Options{
-		Interval: o.interval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
-		Collector: Collector{API: promv1.NewAPI(pc), Queries: testQueries(), Timeout: 2 * time.Second},
+		Interval: o.interval, ProtectInterval: o.protectInterval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
+		Collector: Collector{API: promv1.NewAPI(pc), Queries: queries, Timeout: 2 * time.Second},
 	}, reg, logger)
 	if err != nil {
 		t.Fatal(err)

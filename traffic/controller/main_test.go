@@ -74,7 +74,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	exporter = promtest.NewExporter(clusterSeries("shop", "user", "dry", "conflict", "leader", "outage"))
+	exporter = promtest.NewExporter(clusterSeries(nil, testNamespaces...))
 	var stop func()
 	prom, stop, err = promtest.StartWithExporter(dir, exporter, time.Second, `istio_requests_total{namespace="shop"}`, 3)
 	if err != nil {
@@ -118,7 +118,12 @@ func oneWayMs(a, b string) float64 {
 	return 0.5
 }
 
-func clusterSeries(namespaces ...string) []promtest.Series {
+// testNamespaces each hold one test's application.
+var testNamespaces = []string{"shop", "user", "dry", "conflict", "leader", "outage", "protect"}
+
+// clusterSeries are the exporter's series for the namespaces; slowed
+// multiplies the CPU per request of the pods it names ("namespace/pod").
+func clusterSeries(slowed map[string]float64, namespaces ...string) []promtest.Series {
 	var s []promtest.Series
 	for _, a := range testNodes {
 		for _, b := range testNodes {
@@ -139,8 +144,12 @@ func clusterSeries(namespaces ...string) []promtest.Series {
 				cost float64
 			}{{"frontend", 50, 0.001}, {"backend", 50, cost}} {
 				pod := fmt.Sprintf("%s-%s", w.name, n)
+				factor := 1.0
+				if f, ok := slowed[ns+"/"+pod]; ok {
+					factor = f
+				}
 				s = append(s,
-					promtest.Series{Name: "container_cpu_usage_seconds_total", Labels: fmt.Sprintf(`namespace=%q,pod=%q,container="app"`, ns, pod), Rate: w.rps * w.cost},
+					promtest.Series{Name: "container_cpu_usage_seconds_total", Labels: fmt.Sprintf(`namespace=%q,pod=%q,container="app"`, ns, pod), Rate: w.rps * w.cost * factor},
 					promtest.Series{Name: "istio_requests_total", Labels: fmt.Sprintf(`reporter="destination",namespace=%q,pod=%q,response_code="200"`, ns, pod), Rate: w.rps},
 				)
 			}

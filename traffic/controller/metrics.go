@@ -14,6 +14,7 @@ type telemetry struct {
 	reaction    prometheus.Histogram
 	lastCollect prometheus.Gauge
 	promUp      prometheus.Gauge
+	protections prometheus.Counter
 }
 
 func newTelemetry(reg prometheus.Registerer) *telemetry {
@@ -36,7 +37,7 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 		}),
 		cycle: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "artt_traffic", Name: "cycle_duration_seconds",
-			Help:    "Duration of a reallocation: collect (periodic) or reuse (event), allocate, write.",
+			Help:    "Duration of a reallocation: collect (cycle, protect) or reuse (event), allocate, write.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"trigger"}),
 		reaction: prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -52,7 +53,11 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Namespace: "artt_traffic", Name: "prometheus_up",
 			Help: "1 when the last collection succeeded.",
 		}),
+		protections: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "artt_traffic", Name: "protections_total",
+			Help: "Re-routings by the fast path between cycles because a group's health changed.",
+		}),
 	}
-	reg.MustRegister(t.share, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.reaction, t.lastCollect, t.promUp)
+	reg.MustRegister(t.share, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.reaction, t.lastCollect, t.promUp, t.protections)
 	return t
 }

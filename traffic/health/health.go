@@ -32,7 +32,9 @@
 // the CPU time per request: load does not change it, a throttled or
 // contended node (a noisy neighbour, thermal throttling, a failing disk
 // causing retries) raises it. Each group keeps a cost baseline (the first
-// CPU seconds per request seen, then an EWMA with BaselineAlpha), and its
+// CPU seconds per request seen, then an exponential average with half-life
+// CostBaselineHalfLife, 2 minutes, in time rather than observations, so it
+// does not depend on how often the group is measured), and its
 // slowdown is cost ÷ baseline divided by the peers' median of the same ratio
 // when that is above 1 (a heavier request mix everywhere is nobody's fault).
 // A slowdown above DegradedCostFactor (1.5: the group has lost a third of its
@@ -40,9 +42,11 @@
 // utilisation, and the group's weight is at most 1 ÷ slowdown, the share at
 // which its utilisation stays where it was: protection acts at the next
 // measurement, without waiting for the forecasts. The baseline keeps
-// learning, so a lasting slowdown hands over to the share estimator within
-// minutes (about 14 observations for a threefold slowdown); a recovery shows
-// as a falling cost and restores the group after RecoverAfter.
+// learning, so a lasting slowdown hands over to the share estimator, which
+// has moved its share by then (three 30 s cycles of at most ×1.5 each cover a
+// threefold slowdown), within a few minutes (a threefold slowdown reads below
+// 1.5 after two half-lives); a recovery shows as a falling cost and restores
+// the group after RecoverAfter.
 //
 // The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
 // p95 while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
@@ -82,6 +86,7 @@ type Config struct {
 	BaselineAlpha          float64
 	BusyUtilization        float64
 	DegradedCostFactor     float64
+	CostBaselineHalfLife   time.Duration
 }
 
 // DefaultConfig returns the documented defaults.
@@ -91,7 +96,7 @@ func DefaultConfig() Config {
 		UnhealthyLatencyFactor: 5, UnhealthyErrorRate: 0.5,
 		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
-		BusyUtilization: 0.5, DegradedCostFactor: 1.5,
+		BusyUtilization: 0.5, DegradedCostFactor: 1.5, CostBaselineHalfLife: 2 * time.Minute,
 	}
 }
 
@@ -121,6 +126,7 @@ type group struct {
 	// costBaseline is the CPU seconds per request it normally needs; slow
 	// is its last slowdown against that, relative to its peers.
 	costBaseline, slow float64
+	costAt             time.Time
 }
 
 // New returns an empty tracker.
@@ -180,9 +186,13 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 			if o.PeerCostChange > 1 {
 				slow /= o.PeerCostChange
 			}
-			g.costBaseline += t.cfg.BaselineAlpha * (cost - g.costBaseline)
+			if dt := at.Sub(g.costAt); dt > 0 {
+				w := 1 - math.Exp2(-dt.Seconds()/t.cfg.CostBaselineHalfLife.Seconds())
+				g.costBaseline += w * (cost - g.costBaseline)
+				g.costAt = at
+			}
 		} else {
-			g.costBaseline = cost
+			g.costBaseline, g.costAt = cost, at
 		}
 	}
 	g.slow = slow
