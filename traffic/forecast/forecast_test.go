@@ -208,3 +208,28 @@ func TestShareFloorKeepsObservationsFlowing(t *testing.T) {
 		t.Errorf("shares sum to %v", s)
 	}
 }
+
+// The bound holds end to end: after renormalising, no share moves by more
+// than a factor 1 + MaxStep in one cycle (0.5/0.5 must not become
+// 0.692/0.308, a fall of ×1.625).
+func TestBoundHoldsAfterRenormalising(t *testing.T) {
+	cases := [][2][]float64{
+		{{0.5, 0.5}, {0.1, 10}},
+		{{0.2, 0.3, 0.5}, {100, 0.01, 1}},
+		{{0.9, 0.05, 0.05}, {50, 0.02, 0.02}},
+	}
+	for _, c := range cases {
+		shares, loads := c[0], c[1]
+		got := boundedShift(shares, loads, 0.5, 0.01)
+		sum := 0.0
+		for i := range got {
+			sum += got[i]
+			if r := got[i] / shares[i]; r > 1.5+1e-9 || r < 1/1.5-1e-9 {
+				t.Errorf("shares %v loads %v: share %d moved ×%.3f, beyond ×1.5", shares, loads, i, r)
+			}
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("shares sum to %v", sum)
+		}
+	}
+}

@@ -7,6 +7,11 @@ import "math"
 // normalised. loads are forecasts of utilisation per unit of share (NaN when
 // unknown); utilisation at share w is then load × w, so the equalising shares
 // are ∝ 1/load. Replicas with unknown load keep their share's proportion.
+//
+// The bound holds after normalising: each replica's sigmoid step gᵣ is
+// scaled by the one factor c for which Σ wᵣ · clamp(c · gᵣ, 1/b, b) = 1
+// (b = 1 + maxStep), found by bisection (the sum grows with c). Dividing by
+// the sum instead would let one share fall by more than b when others rise.
 func boundedShift(shares, loads []float64, maxStep, floor float64) []float64 {
 	var knownShare, inverseSum float64
 	for i, l := range loads {
@@ -15,20 +20,41 @@ func boundedShift(shares, loads []float64, maxStep, floor float64) []float64 {
 			inverseSum += 1 / math.Max(l, floor)
 		}
 	}
-	out := make([]float64, len(shares))
 	bound := math.Log1p(maxStep)
-	total := 0.0
+	steps := make([]float64, len(shares))
 	for i, w := range shares {
-		out[i] = w
+		steps[i] = 1
 		if l := loads[i]; !math.IsNaN(l) && inverseSum > 0 {
 			target := knownShare / math.Max(l, floor) / inverseSum
-			step := math.Log(target / w)
-			out[i] = w * math.Exp(bound*math.Tanh(step/bound))
+			steps[i] = math.Exp(bound * math.Tanh(math.Log(target/w)/bound))
 		}
-		total += out[i]
 	}
+	b := 1 + maxStep
+	apply := func(logC float64) ([]float64, float64) {
+		out := make([]float64, len(shares))
+		total := 0.0
+		for i, w := range shares {
+			out[i] = w * math.Min(b, math.Max(1/b, math.Exp(logC)*steps[i]))
+			total += out[i]
+		}
+		return out, total
+	}
+	want := 0.0
+	for _, w := range shares {
+		want += w
+	}
+	lo, hi := -2*bound, 2*bound // c·g spans [1/b², b²] ⊇ what clamping can use
+	for range 60 {
+		mid := (lo + hi) / 2
+		if _, total := apply(mid); total < want {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	out, total := apply((lo + hi) / 2)
 	for i := range out {
-		out[i] /= total
+		out[i] /= total // a correction of rounding only
 	}
 	return out
 }

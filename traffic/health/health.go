@@ -15,7 +15,11 @@
 //     rate > UnhealthyErrorRate (50%) has held continuously for UnhealthyAfter
 //     (5 s): consistent failure, not one bad sample.
 //   - Back to Healthy only after RecoverAfter (30 s) of continuously good
-//     observations. An Unhealthy group gets no traffic, so no evidence: after
+//     observations. Its weight then climbs back from its last Degraded weight
+//     by at most a factor 1 + RestoreStep (0.5) per RestoreInterval (30 s),
+//     the same bound as the share estimator's steps: a group cut to a tenth
+//     does not take ten times its traffic in one step the moment it looks
+//     well. Cutting is immediate; restoring is gradual. An Unhealthy group gets no traffic, so no evidence: after
 //     RecoverAfter it is moved to Degraded, where it receives probe traffic,
 //     and it goes back to Unhealthy if it still fails.
 //
@@ -87,6 +91,8 @@ type Config struct {
 	BusyUtilization        float64
 	DegradedCostFactor     float64
 	CostBaselineHalfLife   time.Duration
+	RestoreStep            float64
+	RestoreInterval        time.Duration
 }
 
 // DefaultConfig returns the documented defaults.
@@ -97,6 +103,7 @@ func DefaultConfig() Config {
 		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
 		BusyUtilization: 0.5, DegradedCostFactor: 1.5, CostBaselineHalfLife: 2 * time.Minute,
+		RestoreStep: 0.5, RestoreInterval: 30 * time.Second,
 	}
 }
 
@@ -127,6 +134,10 @@ type group struct {
 	// is its last slowdown against that, relative to its peers.
 	costBaseline, slow float64
 	costAt             time.Time
+	// restoreFrom is the weight the group had when it turned Healthy again,
+	// at healthyAt; its weight climbs back from there.
+	restoreFrom float64
+	healthyAt   time.Time
 }
 
 // New returns an empty tracker.
@@ -259,6 +270,9 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 }
 
 func (t *Tracker) enter(g *group, s State, at time.Time) {
+	if g.state != s && s == Healthy {
+		g.restoreFrom, g.healthyAt = t.status(g).Weight, at
+	}
 	if g.state != s {
 		g.state, g.entered = s, at
 		if s == Unhealthy {
@@ -274,6 +288,10 @@ func (t *Tracker) status(g *group) Status {
 	switch g.state {
 	case Healthy:
 		st.Weight = 1
+		if g.restoreFrom > 0 && g.restoreFrom < 1 {
+			steps := g.last.Sub(g.healthyAt).Seconds() / t.cfg.RestoreInterval.Seconds()
+			st.Weight = math.Min(1, g.restoreFrom*math.Pow(1+t.cfg.RestoreStep, math.Max(steps, 0)))
+		}
 	case Degraded:
 		st.Weight = math.Max(t.cfg.MinWeight, math.Min(g.score, 1/math.Max(g.slow, 1)))
 	}

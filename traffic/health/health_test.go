@@ -34,8 +34,9 @@ func TestHysteresis(t *testing.T) {
 		}
 		switch got.State {
 		case Healthy:
-			if got.Weight != 1 {
-				t.Errorf("t=%vs: Healthy weight %v", s.t, got.Weight)
+			// Just recovered: the weight climbs back from the Degraded one.
+			if got.Weight <= 0 || got.Weight > 1 {
+				t.Errorf("t=%vs: Healthy weight %v outside (0, 1]", s.t, got.Weight)
 			}
 		case Unhealthy:
 			if got.Weight != 0 {
@@ -130,10 +131,23 @@ func TestCostPerRequestTellsBrokenFromLoaded(t *testing.T) {
 	if s := peers.Observe("g", at(60), Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerErrorRate: 0, PeerP95Ms: math.NaN(), Utilization: 0.3, CostPerRequest: 0.030, PeerCostChange: 3}); s.State != Healthy {
 		t.Errorf("every group's cost tripled: %s, want Healthy", s.State)
 	}
-	// Recovery: the cost falls back; Healthy after RecoverAfter (30 s).
+	// Recovery: the cost falls back; Healthy after RecoverAfter (30 s), and
+	// its weight climbs back by at most ×1.5 per 30 s.
 	tr.Observe("g", at(75), obs(0.010, 1, 0.5))
 	tr.Observe("g", at(90), obs(0.010, 1, 0.5))
-	if s := tr.Observe("g", at(106), obs(0.010, 1, 0.5)); s.State != Healthy || s.Weight != 1 {
-		t.Errorf("31 s after recovering: %s weight %v, want Healthy 1", s.State, s.Weight)
+	s = tr.Observe("g", at(106), obs(0.010, 1, 0.5))
+	if s.State != Healthy {
+		t.Fatalf("31 s after recovering: %s, want Healthy", s.State)
+	}
+	prev := s.Weight
+	for k := 1; k <= 8; k++ {
+		w := tr.Observe("g", at(106+30*float64(k)), obs(0.010, 1, 0.5)).Weight
+		if w > 1.5*prev+1e-9 {
+			t.Fatalf("weight jumped ×%.2f in 30 s while restoring", w/prev)
+		}
+		prev = w
+	}
+	if prev != 1 {
+		t.Errorf("weight %v four minutes after recovering; want 1", prev)
 	}
 }
