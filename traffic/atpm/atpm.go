@@ -18,8 +18,10 @@
 //     proportional to capacity.
 //   - Missing data: a group without a valid load this cycle keeps its last
 //     EWMA; a new group without one takes the mean EWMA of the groups that
-//     had valid loads; when no group has any estimate (for example all loads
-//     zero), traffic is split equally per replica.
+//     had valid loads, or, when none was measured this cycle (a reallocation
+//     between cycles after a pod appeared), the mean of the estimates kept;
+//     when no group has any estimate (for example all loads zero), traffic is
+//     split equally per replica.
 //
 // A ComponentEstimator keeps per-group state between cycles and forgets a
 // group absent for ForgetAfter cycles. Components are independent: each has
@@ -93,6 +95,9 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Shar
 	out := make([]Share, len(groups))
 	present := make(map[string]bool, len(groups))
 	validSum, valid := 0.0, 0
+	// Estimates carried over (not measured this cycle) stand in for the
+	// mean when nothing was measured, as on the event path.
+	keptSum, kept := 0.0, 0
 	for i, g := range groups {
 		present[g.Node] = true
 		out[i] = Share{Node: g.Node, Replicas: names(g)}
@@ -117,6 +122,8 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Shar
 			out[i].Load, out[i].Alpha, out[i].Basis = st.ewma, alpha, BasisMeasured
 		case st != nil:
 			out[i].Load, out[i].Basis = st.ewma, BasisPrevious
+			keptSum += st.ewma
+			kept++
 		}
 		if ok {
 			validSum += out[i].Load
@@ -134,6 +141,9 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Shar
 		}
 	}
 
+	if valid == 0 && kept > 0 {
+		validSum, valid = keptSum, kept
+	}
 	if valid > 0 {
 		mean := validSum / float64(valid)
 		for i := range out {

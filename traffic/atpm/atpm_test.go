@@ -88,3 +88,20 @@ func TestAlphaAdaptsToVolatility(t *testing.T) {
 		t.Errorf("jumpy load α = %v, want below %v and ≥ %v", b[0].Alpha, a[0].Alpha, cfg.AlphaMin)
 	}
 }
+
+// On the event path (no fresh measurements) a group that appears, for
+// example a new pod on a node without one, must take the mean of the
+// existing estimates, not force an equal split that throws them away.
+func TestNewGroupOnTheEventPathKeepsTheEstimates(t *testing.T) {
+	e := NewComponent(DefaultConfig())
+	e.Estimate([]traffic.Group{group("fast", rep(0.5, 50)), group("slow", rep(1.0, 50))}, true)
+	got := e.Estimate([]traffic.Group{group("fast", rep(0.5, 50)), group("slow", rep(1.0, 50)), group("new", rep(math.NaN(), math.NaN()))}, false)
+	if got[0].Basis == BasisEqual || math.Abs(got[0].Share/got[1].Share-2) > 1e-9 {
+		t.Errorf("fast %v (%s), slow %v: want the 2:1 estimate kept", got[0].Share, got[0].Basis, got[1].Share)
+	}
+	// The new group takes the mean load (0.015 s): capacity 66.7 against
+	// 100 and 50.
+	if got[2].Basis != BasisMeanOfValid || math.Abs(got[2].Share-(1/0.015)/(100+50+1/0.015)) > 1e-9 {
+		t.Errorf("new group share %v (%s); want the mean of the estimates", got[2].Share, got[2].Basis)
+	}
+}
