@@ -96,14 +96,14 @@ var keysKEDAOwns = []string{"scalerAddress", "enableTLS", "unsafeSsl"}
 // knownKeys lists every metadata key the scaler reads.
 var knownKeys = []string{
 	"prometheusAddress", "workload", "cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "rateWindow",
-	"mode", "minThreshold", "maxThreshold", "staticThreshold", "quantile", "deadband", "warmUp",
+	"mode", "normalization", "minThreshold", "maxThreshold", "staticThreshold", "quantile", "deadband", "warmUp",
 	"window", "history", "step", "queryTimeout", "activationRequestRate", "metricForm",
 	"madMultiplier", "ransacIterations", "seed",
 }
 
 // configFieldKeys maps threshold.Config fields to the metadata keys that set them.
 var configFieldKeys = map[string]string{
-	"Mode": "mode", "MinThreshold": "minThreshold", "MaxThreshold": "maxThreshold",
+	"Mode": "mode", "Normalization": "normalization", "MinThreshold": "minThreshold", "MaxThreshold": "maxThreshold",
 	"StaticThreshold": "staticThreshold", "Quantile": "quantile", "Deadband": "deadband", "WarmUp": "warmUp",
 	"RANSAC.MADMultiplier": "madMultiplier", "RANSAC.MaxIterations": "ransacIterations",
 }
@@ -141,6 +141,7 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	}
 	cfg := threshold.DefaultConfig()
 	cfg.Mode = threshold.Mode(p.str("mode", string(cfg.Mode)))
+	cfg.Normalization = threshold.Normalization(p.str("normalization", string(cfg.Normalization)))
 	cfg.MinThreshold = p.float("minThreshold", cfg.MinThreshold)
 	cfg.MaxThreshold = p.float("maxThreshold", cfg.MaxThreshold)
 	cfg.StaticThreshold = p.float("staticThreshold", cfg.StaticThreshold)

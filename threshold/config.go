@@ -22,11 +22,27 @@ const (
 	ModeStatic Mode = "static"
 )
 
+// Normalization selects how ModeARTT turns trend and volatility into
+// headroom.
+type Normalization string
+
+const (
+	// NormalizationRelative (the default) measures both against the
+	// window's mean demand: θ = Max ÷ (1 + z·σ_rel·c_rel + drift_rel).
+	NormalizationRelative Normalization = "relative"
+	// NormalizationWelford is the paper's: each signal against its own
+	// history's Welford bounds, weighted by R².
+	NormalizationWelford Normalization = "welford"
+)
+
 // Config holds every knob of the threshold. DefaultConfig gives the values
 // the package documentation explains.
 type Config struct {
 	// Mode selects ARTT, LARE or static.
 	Mode Mode
+	// Normalization selects ModeARTT's normalisation (ModeLARE keeps the
+	// published Welford bounds).
+	Normalization Normalization
 	// MinThreshold and MaxThreshold bound the adaptive threshold; they are in
 	// whatever unit the threshold is compared with (the scaler uses percent
 	// of the CPU request).
@@ -49,6 +65,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Mode:            ModeARTT,
+		Normalization:   NormalizationRelative,
 		MinThreshold:    50,
 		MaxThreshold:    80,
 		StaticThreshold: 70,
@@ -80,6 +97,11 @@ func (c Config) Validate() error {
 	case ModeARTT, ModeLARE, ModeStatic:
 	default:
 		return &FieldError{Field: "Mode", Value: c.Mode, Reason: `must be one of "artt", "lare", "static"`}
+	}
+	switch c.Normalization {
+	case NormalizationRelative, NormalizationWelford:
+	default:
+		return &FieldError{Field: "Normalization", Value: c.Normalization, Reason: `must be "relative" or "welford"`}
 	}
 	for _, f := range []struct {
 		name string

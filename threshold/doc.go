@@ -51,7 +51,31 @@
 // replicas moving to slower nodes, or a node slowing down. ModeLARE, the
 // LARE-HPA baseline, uses V unscaled.
 //
-// # Normalisation: Welford bounds with an outlier interval
+// # Normalisation: relative headroom (default), a deviation from the paper
+//
+// The paper normalises each signal against its own history (below). That
+// makes the signals scale-free: a workload's ordinary stationary noise maps
+// to about μ/(μ + z·σ) ≈ 0.8 of its bound whatever its size, so θ reflects
+// the incidental past (a flat workload with 3% noise gets θ ≈ 55, the same
+// workload after a step 70 minutes earlier θ = 80) rather than how volatile
+// or trending the workload is. NormalizationRelative keeps the paper's intent
+// in absolute terms, both signals as fractions of the window's mean demand m:
+//
+//	σ_rel     = 1.2533 · V ÷ m        (the noise's standard deviation, from the mean |residual|)
+//	c_rel     = c ÷ mean(c over the history)   (1 when the per-request cost is constant)
+//	drift_rel = max(T, 0) · (W − 1) ÷ m        (the climb across the window)
+//	θ = MaxThreshold ÷ (1 + z·σ_rel·c_rel + drift_rel), clamped to [MinThreshold, MaxThreshold]
+//
+// which is the target that keeps the window's likely peaks (z = Φ⁻¹(Quantile)
+// standard deviations, plus the climb) under MaxThreshold. A steady workload
+// with 3% noise gets θ ≈ MaxThreshold ÷ 1.06 whatever its past; one whose
+// noise is 20% of its level, or that doubles across the window, gets
+// MinThreshold. The two excursions add (no R² weights): a clean climb has no
+// residual noise and flat noise has no climb, so neither is counted twice.
+// Select the paper's normalisation with Normalization "welford" (trigger
+// metadata normalization: welford); ModeLARE, the baseline, always uses it.
+//
+// # Normalisation (the paper's): Welford bounds with an outlier interval
 //
 // Each signal keeps Welford's running mean μ and standard deviation σ of the
 // values it admitted. A value x is admitted only while it lies in

@@ -7,7 +7,8 @@ import (
 )
 
 // A workload whose request rate climbs steadily gets a lower threshold, so
-// the HPA adds replicas before utilisation reaches the usual target.
+// the HPA adds replicas before utilisation reaches the usual target. Here
+// demand climbs about 20% across the 40-sample window: θ = 80 ÷ 1.2.
 func ExampleReplay() {
 	cfg := threshold.DefaultConfig() // thresholds between 50% and 80%
 	demand := make([]float64, 120)   // requests per second, one sample per 15 s
@@ -20,5 +21,5 @@ func ExampleReplay() {
 		return
 	}
 	fmt.Printf("threshold %.0f%%, trend %.1f rps/sample, trend weight %.2f\n", r.Threshold, r.Trend, r.TrendWeight)
-	// Output: threshold 50%, trend 2.0 rps/sample, trend weight 1.00
+	// Output: threshold 67%, trend 2.0 rps/sample, trend weight 1.00
 }

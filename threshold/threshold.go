@@ -44,7 +44,9 @@ type Tracker struct {
 	cfg        Config
 	trend, vol upperBound
 	lastCost   float64
-	last       Result
+	// costs is the history of per-request costs (relative normalisation).
+	costs Welford
+	last  Result
 }
 
 // NewTracker validates cfg and returns an empty tracker.
@@ -114,8 +116,12 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 	if rising*fit.Span <= band {
 		rising = 0
 	}
-	switch t.cfg.Mode {
-	case ModeARTT:
+	switch {
+	case t.cfg.Mode == ModeARTT && t.cfg.Normalization == NormalizationRelative:
+		t.relative(&r, fit, volatility, rising, cost)
+		t.last = r
+		return r, nil
+	case t.cfg.Mode == ModeARTT:
 		r.ScaledVolatility = volatility * cost
 		r.TrendOutlier = !t.trend.observe(rising)
 		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
@@ -123,7 +129,7 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 		r.NormalizedVolatility = t.vol.normalize(r.ScaledVolatility)
 		r.TrendWeight = fit.RSquared
 		r.VolatilityWeight = 1 - fit.RSquared
-	case ModeLARE:
+	case t.cfg.Mode == ModeLARE:
 		r.ScaledVolatility = volatility
 		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
 		r.NormalizedVolatility = t.vol.normalize(r.ScaledVolatility)
@@ -137,6 +143,42 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 	r.Threshold = math.Min(math.Max(r.Threshold, t.cfg.MinThreshold), t.cfg.MaxThreshold)
 	t.last = r
 	return r, nil
+}
+
+// meanAbsToSigma turns a mean absolute deviation of normal noise into its
+// standard deviation (√(π/2)).
+const meanAbsToSigma = 1.2533
+
+// relative is NormalizationRelative: the headroom the window's own noise and
+// climb call for, both as fractions of its mean demand. Noise of relative
+// standard deviation σ reaches z·σ above the level with probability
+// 1 − Quantile; a climb adds its drift across the window. Keeping the
+// workload's peaks under MaxThreshold then needs
+//
+//	θ = MaxThreshold ÷ (1 + z·σ_rel·c_rel + drift_rel),
+//
+// clamped to [MinThreshold, MaxThreshold]. c_rel is the per-request cost
+// against its mean over the history (1 when constant): the same swing costs
+// more CPU when requests got dearer (replicas on slower nodes). A steady
+// workload with 3% noise gets θ ≈ Max ÷ 1.06; one with 20% noise or doubling
+// across the window gets Min. NormalizedVolatility and NormalizedTrend hold
+// the two relative excursions (not clamped to 1), and the weights are 1:
+// the excursions add.
+func (t *Tracker) relative(r *Result, fit LineFit, volatility, rising, cost float64) {
+	t.costs.Add(cost)
+	mean := math.Abs(fit.Mean)
+	r.ScaledVolatility = volatility * cost
+	r.TrendWeight, r.VolatilityWeight = 1, 1
+	if mean > 0 {
+		costRel := 1.0
+		if m := t.costs.Mean(); m > 0 {
+			costRel = cost / m
+		}
+		r.NormalizedVolatility = t.cfg.z() * meanAbsToSigma * volatility / mean * costRel
+		r.NormalizedTrend = rising * fit.Span / mean
+	}
+	r.Threshold = t.cfg.MaxThreshold / (1 + r.NormalizedVolatility + r.NormalizedTrend)
+	r.Threshold = math.Min(math.Max(r.Threshold, t.cfg.MinThreshold), t.cfg.MaxThreshold)
 }
 
 // Replay runs a fresh tracker over every window of the given length in a

@@ -28,6 +28,7 @@ func constant(n int, v float64) []float64 {
 
 func TestTrackerHandWorked(t *testing.T) {
 	cfg := DefaultConfig()
+	cfg.Normalization = NormalizationWelford // the paper's normalisation
 	cases := []struct {
 		name   string
 		mode   Mode
@@ -75,6 +76,7 @@ func boolToFloat(b bool) float64 {
 
 func TestSteadyClimbLowersThresholdAgainstFlat(t *testing.T) {
 	cfg := DefaultConfig()
+	cfg.Normalization = NormalizationWelford // the paper's normalisation
 	const window, history = 40, 200
 	flat, err := Replay(cfg, noisy(1, history, 100, 0, 10), constant(history, 0.01), window)
 	if err != nil {
@@ -94,6 +96,7 @@ func TestSteadyClimbLowersThresholdAgainstFlat(t *testing.T) {
 
 func TestSingleSpikeDoesNotMoveBounds(t *testing.T) {
 	cfg := DefaultConfig()
+	cfg.Normalization = NormalizationWelford // the paper's normalisation
 	const window, history = 40, 160
 	base := noisy(3, history, 100, 0, 5)
 	spiky := append([]float64(nil), base...)
@@ -298,5 +301,50 @@ func TestThresholdStaysWithinBoundsOnRandomSeries(t *testing.T) {
 		if r.Threshold < cfg.MinThreshold || r.Threshold > cfg.MaxThreshold {
 			t.Fatalf("seed %d: threshold %v outside bounds", seed, r.Threshold)
 		}
+	}
+}
+
+// The relative normalisation keeps the paper's intent in absolute terms: a
+// steady workload runs near the maximum threshold whatever its past; a
+// volatile one, or one climbing steadily, gets headroom. The paper's
+// Welford normalisation measures each signal against its own history, so
+// stationary noise of any size maps to about the same pressure.
+func TestRelativeNormalisationFollowsTheWorkloadNotItsHistory(t *testing.T) {
+	const window, history = 40, 320 // what one poll replays: window + history − 1 samples
+	cfg := DefaultConfig()
+	theta := func(demand []float64) float64 {
+		r, err := Replay(cfg, demand, nil, window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Threshold
+	}
+	flat := noisy(7, history, 100, 0, 3)
+	stepped := noisy(7, history, 100, 0, 3)
+	for i := range stepped[:history-280] { // a step up 70 minutes (280 samples of 15 s) before the end
+		stepped[i] *= 0.5
+	}
+	volatile := noisy(7, history, 100, 0, 30)
+	climb := make([]float64, history)
+	for i := range climb {
+		climb[i] = 100 * math.Pow(2, float64(i)/float64(window-1)) // doubling across each window
+	}
+	cases := []struct {
+		name   string
+		demand []float64
+		lo, hi float64
+	}{
+		{"flat, ±3% noise", flat, 74, 80},
+		{"flat after a step long ago", stepped, 74, 80},
+		{"volatile, ±30% noise", volatile, 50, 62},
+		{"doubling across the window", climb, 50, 50},
+	}
+	for _, c := range cases {
+		if got := theta(c.demand); got < c.lo || got > c.hi {
+			t.Errorf("%s: θ = %.1f, want in [%v, %v]", c.name, got, c.lo, c.hi)
+		}
+	}
+	if a, b := theta(flat), theta(stepped); math.Abs(a-b) > 1 {
+		t.Errorf("θ %.1f for a flat workload, %.1f for the same one after a step 70 minutes ago; want the same", a, b)
 	}
 }

@@ -30,6 +30,8 @@ Usage:
   artt-lab list
   artt-lab run [flags] SCENARIO...     SCENARIO is a built-in name or a YAML/JSON file
   artt-lab validate FILE...
+  artt-lab threshold [--trace nasa|FILE] [--column C] [--start N] [--rows N] [--every N] [--modes artt,lare] [--set key=value]...
+                                       the threshold artt-scaler would serve over a trace, as a distribution
 
 Run flags:
 `
@@ -73,13 +75,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	case "run":
 		return runScenarios(args[1:], stdout, stderr)
+	case "threshold":
+		return thresholdProfile(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		fs, _ := runFlags(stdout)
 		fs.PrintDefaults()
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (list, run, validate)", args[0])
+	return fmt.Errorf("unknown command %q (list, run, validate, threshold)", args[0])
 }
 
 type runOptions struct {

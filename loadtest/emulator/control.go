@@ -89,6 +89,9 @@ func newAutoscaler(e *Emulator, policy string) (*autoscaler, error) {
 		for k, v := range e.sc.Control.ScalerMetadata {
 			md[k] = v
 		}
+		for k, v := range e.run.ScalerMetadata {
+			md[k] = v
+		}
 		switch policy {
 		case "hpa-cpu":
 			md["mode"] = "static"

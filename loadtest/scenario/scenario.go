@@ -230,6 +230,9 @@ type Run struct {
 	// OutlierDetection, when set, ejects failing hosts in every sidecar as
 	// Istio's DestinationRule outlierDetection does.
 	OutlierDetection *OutlierDetection `json:"outlierDetection,omitempty"`
+	// ScalerMetadata is trigger metadata for this run's lare or artt
+	// autoscaler, over control.scalerMetadata.
+	ScalerMetadata Metadata `json:"scalerMetadata,omitempty"`
 }
 
 // OutlierDetection is Istio's DestinationRule trafficPolicy.outlierDetection
