@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo test test-unit test-keda vet fmt-check bench proto clean
+.PHONY: all build demo results test test-unit test-keda vet fmt-check bench proto clean
 
 all: build
 
@@ -16,6 +16,13 @@ build:
 ## demo: ARTT and the baselines on an emulated cluster, no cluster needed (report and plots in out/demo)
 demo:
 	$(GO) run ./cmd/artt-lab run --out out demo
+
+## results: every shipped scenario, and the README's table of results regenerated from them.
+## TRACE_DIR holding nasdaq100_nq_futures_1min.csv adds artt-hpa-nasdaq (the trace is not shipped).
+RESULTS := demo heart-pairwise heart-dag lata-chain-a lata-chain-b node-degradation artt-hpa-nasa
+results:
+	$(GO) run ./cmd/artt-lab run --quiet --out out/results --summary README.md \
+		$(if $(TRACE_DIR),--trace-dir $(TRACE_DIR)) $(RESULTS) $(if $(TRACE_DIR),artt-hpa-nasdaq)
 
 ## test: every test of both modules (needs Prometheus; see .ci/run)
 test: vet fmt-check test-unit test-keda

@@ -92,6 +92,7 @@ type runOptions struct {
 	parallel            int
 	noPlots, quiet      bool
 	logAllocations      bool
+	summary             string
 }
 
 func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
@@ -105,6 +106,7 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&opts.parallel, "parallel", 0, "runs simulated at once (default: number of CPUs)")
 	fs.BoolVar(&opts.noPlots, "no-plots", false, "skip the PNG plots")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress bar")
+	fs.StringVar(&opts.summary, "summary", "", "also write one table over every scenario run into this Markdown file, between its artt-lab summary markers (the README's results)")
 	fs.BoolVar(&opts.logAllocations, "log-allocations", false, "write every traffic allocation (shares, health, forecasts, routes) to allocations.log in the report directory")
 	return fs, opts
 }
@@ -117,6 +119,8 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return errors.New("run: name at least one scenario (artt-lab list shows the built-in ones)")
 	}
+	var names []string
+	var all [][]*emulator.Result
 	for _, name := range fs.Args() {
 		l, err := loadtest.Load(name)
 		if err != nil {
@@ -163,8 +167,31 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 		if err := write(l, results, time.Since(start), opts, stdout); err != nil {
 			return err
 		}
+		names = append(names, l.Scenario.Name)
+		all = append(all, results)
+	}
+	if opts.summary != "" {
+		return writeSummary(opts.summary, names, all)
 	}
 	return nil
+}
+
+// writeSummary puts the cross-scenario table into a Markdown file's
+// summary block; nothing is written if the block is missing.
+func writeSummary(path string, names []string, all [][]*emulator.Result) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("--summary: %w", err)
+	}
+	var table strings.Builder
+	if err := report.Summary(&table, names, all); err != nil {
+		return err
+	}
+	out, err := report.IntoMarkdown(string(doc), table.String())
+	if err != nil {
+		return fmt.Errorf("--summary %s: %w", path, err)
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
 }
 
 func write(l loadtest.Loaded, results []*emulator.Result, took time.Duration, opts *runOptions, stdout io.Writer) error {

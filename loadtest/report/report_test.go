@@ -124,3 +124,24 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 		t.Errorf("plots %v, %v; want six with the two cost plots", paths, err)
 	}
 }
+
+func TestSummaryGoesBetweenTheMarkers(t *testing.T) {
+	var table bytes.Buffer
+	if err := Summary(&table, []string{"s"}, [][]*emulator.Result{sweepResults()}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "| s | artt-hpa | 120 | 100.0% | 0 | 0.0% | – | 0.80 |") || strings.Contains(table.String(), "hpa-90") {
+		t.Errorf("summary:\n%s", table.String())
+	}
+	doc := "# R\n\nbefore\n" + SummaryBegin + "\nold table\n" + SummaryEnd + "\nafter\n"
+	got, err := IntoMarkdown(doc, table.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "old table") || !strings.Contains(got, "before") || !strings.Contains(got, "after") || !strings.Contains(got, "| s | artt-hpa |") {
+		t.Errorf("replaced document:\n%s", got)
+	}
+	if _, err := IntoMarkdown("no markers", "x"); err == nil {
+		t.Error("no error without markers")
+	}
+}

@@ -1,0 +1,65 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/artt-dev/artt/loadtest/emulator"
+)
+
+// SummaryBegin and SummaryEnd mark the block of a Markdown file that
+// WriteSummary replaces (the README's table of shipped results).
+const (
+	SummaryBegin = "<!-- artt-lab summary begin -->"
+	SummaryEnd   = "<!-- artt-lab summary end -->"
+)
+
+// Summary writes one compact table over several scenarios' results: per
+// run its P99, success, failures, cross-node calls, the requests lost in
+// the minutes after injected events, and, for autoscaled runs beside an HPA
+// sweep, P99 against the frontier at equal cost. The sweep's own runs are
+// left out (the scenario reports list them).
+func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) error {
+	var b strings.Builder
+	b.WriteString("| scenario | run | P99 ms | success | failed | cross-node calls | lost after events | P99 ÷ HPA frontier |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for i, rs := range results {
+		f := NewFrontier(rs)
+		for _, r := range rs {
+			if r.Frontier {
+				continue
+			}
+			lost := "–"
+			if len(r.AfterEvents) > 0 {
+				var n int64
+				for _, ev := range r.AfterEvents {
+					n += ev.Lost
+				}
+				lost = strconv.FormatInt(n, 10)
+			}
+			ratio := "–"
+			if f != nil && r.Autoscaling != "none" && r.Autoscaling != "" {
+				if fp, ok := f.At(r.ReplicaSeconds, P99); ok {
+					ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), pct(r.SuccessRate),
+				r.Timeouts+r.Errors, pct(r.CrossNodeFraction), lost, ratio)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// IntoMarkdown replaces the text between SummaryBegin and SummaryEnd in doc
+// with table, or returns an error naming the missing marker.
+func IntoMarkdown(doc, table string) (string, error) {
+	i := strings.Index(doc, SummaryBegin)
+	j := strings.Index(doc, SummaryEnd)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("no %s … %s block to replace", SummaryBegin, SummaryEnd)
+	}
+	return doc[:i+len(SummaryBegin)] + "\n" + table + doc[j:], nil
+}
