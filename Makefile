@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results test test-unit test-keda vet fmt-check bench proto clean
+.PHONY: all build demo results e2e test test-unit test-keda vet fmt-check bench proto clean
 
 all: build
 
@@ -23,6 +23,13 @@ RESULTS := demo heart-pairwise heart-dag lata-chain-a lata-chain-b node-degradat
 results:
 	$(GO) run ./cmd/artt-lab run --quiet --out out/results --summary README.md \
 		$(if $(TRACE_DIR),--trace-dir $(TRACE_DIR)) $(RESULTS) $(if $(TRACE_DIR),artt-hpa-nasdaq)
+
+## e2e: artt-scaler through the real KEDA operator, metrics adapter and HPA controller (deploy/e2e);
+## builds kube-apiserver, etcd, kube-controller-manager, kubectl and KEDA from the Go module proxy (cached)
+e2e:
+	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
+	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)" \
+	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 20m ./deploy/e2e
 
 ## test: every test of both modules (needs Prometheus; see .ci/run)
 test: vet fmt-check test-unit test-keda

@@ -1,0 +1,291 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/artt-dev/artt/internal/promtest"
+)
+
+// The cluster every test of the package shares.
+var (
+	cfg        *rest.Config
+	k8s        client.Client
+	kubeconfig string // an admin kubeconfig for the processes and kubectl
+	assets     string // kube-controller-manager, kubectl, keda-operator, keda-adapter
+	work       string // logs, certificates, binaries
+	prom       *promtest.Server
+	app        *workload
+	scalerGRPC string // artt-scaler's gRPC address
+	scalerHTTP string // artt-scaler's /metrics address
+	testScope  context.Context
+	skipWhy    string
+)
+
+func TestMain(m *testing.M) { os.Exit(runTests(m)) }
+
+func runTests(m *testing.M) int {
+	assets = os.Getenv("ARTT_E2E_ASSETS")
+	switch {
+	case assets == "":
+		skipWhy = "ARTT_E2E_ASSETS is not set (export it to the directory hack/build-e2e-binaries.sh prints)"
+	case os.Getenv("KUBEBUILDER_ASSETS") == "":
+		skipWhy = "KUBEBUILDER_ASSETS is not set (hack/build-test-binaries.sh)"
+	}
+	if _, err := promtest.Binary(); err != nil && skipWhy == "" {
+		skipWhy = err.Error()
+	}
+	if skipWhy != "" {
+		if promtest.Required() && os.Getenv("ARTT_E2E_ASSETS") != "" {
+			fmt.Fprintln(os.Stderr, "e2e components required but missing:", skipWhy)
+			return 1
+		}
+		return m.Run()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	testScope = ctx
+	var err error
+	if work, err = os.MkdirTemp("", "artt-e2e-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	stop, err := startCluster(ctx)
+	defer stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the cluster:", err)
+		fmt.Fprintln(os.Stderr, "logs in", work)
+		return 1
+	}
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintln(os.Stderr, "component logs kept in", work)
+	} else {
+		os.RemoveAll(work)
+	}
+	return code
+}
+
+func needCluster(t *testing.T) {
+	t.Helper()
+	if skipWhy != "" {
+		t.Skip("end-to-end components missing: " + skipWhy)
+	}
+}
+
+// startCluster starts, in order: kube-apiserver and etcd (envtest, with the
+// aggregation layer's front-proxy certificates), kube-controller-manager,
+// Prometheus scraping the workload's exporter, artt-scaler, KEDA's operator
+// and metrics adapter, and the APIService that routes external metrics to
+// the adapter. It returns a function that stops them all.
+func startCluster(ctx context.Context) (func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	kedaCRDs, err := moduleDir("github.com/kedacore/keda/v2", "v2.21.0")
+	if err != nil {
+		return stopAll, err
+	}
+	// The aggregator proves itself to the adapter with a front-proxy client
+	// certificate the adapter trusts through the requestheader CA.
+	front, err := newAuthority("front-proxy-ca")
+	if err != nil {
+		return stopAll, err
+	}
+	pki := filepath.Join(work, "front-proxy")
+	if err := front.issue(pki, "client", "front-proxy-client", nil); err != nil {
+		return stopAll, err
+	}
+	env := &envtest.Environment{
+		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{filepath.Join(kedaCRDs, "config", "crd", "bases")}, ErrorIfPathMissing: true},
+	}
+	args := env.ControlPlane.GetAPIServer().Configure()
+	args.Set("requestheader-client-ca-file", filepath.Join(pki, "ca.crt"))
+	args.Set("requestheader-allowed-names", "front-proxy-client")
+	args.Set("requestheader-username-headers", "X-Remote-User")
+	args.Set("requestheader-group-headers", "X-Remote-Group")
+	args.Set("requestheader-extra-headers-prefix", "X-Remote-Extra-")
+	args.Set("proxy-client-cert-file", filepath.Join(pki, "client.crt"))
+	args.Set("proxy-client-key-file", filepath.Join(pki, "client.key"))
+	if cfg, err = env.Start(); err != nil {
+		return stopAll, fmt.Errorf("envtest: %w", err)
+	}
+	stops = append(stops, func() { _ = env.Stop() })
+	if k8s, err = client.New(cfg, client.Options{}); err != nil {
+		return stopAll, err
+	}
+	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return stopAll, err
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		return stopAll, err
+	}
+	kubeconfig = filepath.Join(work, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		return stopAll, err
+	}
+	for _, ns := range []string{"keda", "shop"} {
+		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return stopAll, err
+		}
+	}
+
+	kcm, err := startProcess(ctx, "kube-controller-manager", filepath.Join(assets, "kube-controller-manager"), nil,
+		"--kubeconfig="+kubeconfig, "--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
+		"--controllers=deployment-controller,replicaset-controller,horizontal-pod-autoscaler-controller,garbage-collector-controller",
+		"--leader-elect=false", "--secure-port=0", "--horizontal-pod-autoscaler-sync-period=1s",
+		"--horizontal-pod-autoscaler-initial-readiness-delay=1s", "--horizontal-pod-autoscaler-cpu-initialization-period=1s")
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, kcm)
+
+	if app, err = newWorkload(ctx); err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, app.stop)
+	var stopProm func()
+	if prom, stopProm, err = promtest.StartWithExporter(work, app, time.Second, `istio_requests_total{destination_workload="web"}`, 3); err != nil {
+		return stopAll, fmt.Errorf("prometheus: %w", err)
+	}
+	stops = append(stops, stopProm)
+
+	scaler, err := buildScaler()
+	if err != nil {
+		return stopAll, err
+	}
+	scalerGRPC, scalerHTTP = freeAddress(), freeAddress()
+	s, err := startProcess(ctx, "artt-scaler", scaler, nil, "--grpc-address="+scalerGRPC, "--http-address="+scalerHTTP,
+		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--log-format=text")
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, s)
+
+	stopKEDA, err := startKEDA(ctx)
+	stops = append(stops, stopKEDA)
+	return stopAll, err
+}
+
+// startKEDA runs KEDA's operator and metrics adapter against the cluster
+// with certificates the test issues (the operator's gRPC metrics service and
+// the adapter's client share them, as KEDA's own cert rotation would make
+// them), and registers the adapter as the external metrics API.
+func startKEDA(ctx context.Context) (func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	ca, err := newAuthority("keda-ca")
+	if err != nil {
+		return stopAll, err
+	}
+	certs := filepath.Join(work, "keda-certs")
+	names := []string{"keda-operator", "keda-operator.keda", "keda-operator.keda.svc", "keda-operator.keda.svc.cluster.local",
+		"keda-metrics-apiserver", "keda-metrics-apiserver.keda", "keda-metrics-apiserver.keda.svc", "localhost"}
+	if err := ca.issue(certs, "tls", "keda-operator", names); err != nil {
+		return stopAll, err
+	}
+	env := []string{"WATCH_NAMESPACE=", "KEDA_CLUSTER_OBJECT_NAMESPACE=keda", "POD_NAMESPACE=keda", "KUBECONFIG=" + kubeconfig}
+	metricsService := freeAddress()
+	op, err := startProcess(ctx, "keda-operator", filepath.Join(assets, "keda-operator"), env,
+		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--metrics-service-bind-address="+metricsService, "--cert-dir="+certs,
+		"--enable-webhook-patching=false", "--enable-apiservice-patching=false", "--enable-cert-rotation=false",
+		"--zap-log-level=info")
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, op)
+	securePort := freePort()
+	ad, err := startProcess(ctx, "keda-adapter", filepath.Join(assets, "keda-adapter"), env,
+		"--kubeconfig="+kubeconfig, "--lister-kubeconfig="+kubeconfig,
+		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
+		fmt.Sprintf("--secure-port=%d", securePort), "--cert-dir="+certs,
+		"--tls-cert-file="+filepath.Join(certs, "tls.crt"), "--tls-private-key-file="+filepath.Join(certs, "tls.key"),
+		"--metrics-service-address="+metricsService, "--metrics-service-grpc-authority=keda-operator.keda.svc.cluster.local",
+		fmt.Sprintf("--port=%d", freePort()), "--v=2")
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, ad)
+	return stopAll, registerAdapter(ctx, securePort)
+}
+
+// startProcess runs a component with its output in work/<name>.log and
+// returns a function that stops it.
+func startProcess(ctx context.Context, name, path string, env []string, args ...string) (func(), error) {
+	log, err := os.Create(filepath.Join(work, name+".log"))
+	if err != nil {
+		return func() {}, err
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return func() {}, fmt.Errorf("%s: %w", name, err)
+	}
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		log.Close()
+	}, nil
+}
+
+// buildScaler builds the real artt-scaler binary from this checkout.
+func buildScaler() (string, error) {
+	out := filepath.Join(work, "artt-scaler")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/artt-dev/artt/cmd/artt-scaler")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build artt-scaler: %v\n%s", err, b)
+	}
+	return out, nil
+}
+
+// moduleDir finds a module's source in the module cache.
+func moduleDir(module, version string) (string, error) {
+	out, err := exec.Command("go", "mod", "download", "-json", module+"@"+version).Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s@%s: %w", module, version, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, `"Dir": `) {
+			return strings.Trim(strings.TrimSuffix(strings.TrimPrefix(line, `"Dir": `), ","), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("no source directory for %s@%s", module, version)
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func freeAddress() string { return fmt.Sprintf("127.0.0.1:%d", freePort()) }

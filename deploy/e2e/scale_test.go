@@ -1,0 +1,221 @@
+package e2e_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// scaledObject is deploy/examples/scaledobject.yaml adapted only in its
+// addresses (artt-scaler and Prometheus run on loopback here), plus the
+// HPA behaviour that shortens the scale-down stabilisation window for the
+// test.
+func scaledObject(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../examples/scaledobject.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	for from, to := range map[string]string{
+		"artt-scaler.artt-system.svc.cluster.local:6000": scalerGRPC,
+		"http://prometheus-server.monitoring.svc:80":     prom.URL,
+	} {
+		if !strings.Contains(doc, from) {
+			t.Fatalf("the example no longer names %s", from)
+		}
+		doc = strings.ReplaceAll(doc, from, to)
+	}
+	doc = strings.Replace(doc, "  triggers:", `  advanced:
+    horizontalPodAutoscalerConfig:
+      behavior:
+        scaleDown:
+          stabilizationWindowSeconds: 5
+  triggers:`, 1)
+	path := filepath.Join(work, "scaledobject.yaml")
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(assets, "kubectl"), append([]string{"--kubeconfig=" + kubeconfig}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// threshold reads the θ artt-scaler serves for the ScaledObject from its
+// /metrics.
+func threshold(t *testing.T) float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + scalerHTTP + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "artt_scaler_threshold_percent{") && strings.Contains(line, `scaledobject="web"`) {
+			v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+	}
+	return math.NaN()
+}
+
+func replicas(ctx context.Context) int32 {
+	var d appsv1.Deployment
+	if err := k8s.Get(ctx, types.NamespacedName{Namespace: "shop", Name: "web"}, &d); err != nil || d.Spec.Replicas == nil {
+		return -1
+	}
+	return *d.Spec.Replicas
+}
+
+// waitFor polls cond until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for time.Since(start) < timeout {
+		if cond() {
+			return time.Since(start)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %s (logs in %s)", what, timeout, work)
+	return 0
+}
+
+// steady waits until the Deployment has held want replicas, with as many
+// ready pods, for hold.
+func steady(t *testing.T, want int32, hold, timeout time.Duration) time.Duration {
+	t.Helper()
+	var since time.Time
+	return waitFor(t, timeout, fmt.Sprintf("%d replicas, ready and steady for %s", want, hold), func() bool {
+		pods, err := readyPods(testScope)
+		if err != nil || replicas(testScope) != want || len(pods) != int(want) {
+			since = time.Time{}
+			return false
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		return time.Since(since) >= hold
+	})
+}
+
+func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
+	needCluster(t)
+	waitFor(t, 60*time.Second, "the external metrics APIService Available", func() bool {
+		api := &unstructured.Unstructured{}
+		api.SetAPIVersion("apiregistration.k8s.io/v1")
+		api.SetKind("APIService")
+		if err := k8s.Get(testScope, types.NamespacedName{Name: "v1beta1.external.metrics.k8s.io"}, api); err != nil {
+			return false
+		}
+		conds, _, _ := unstructured.NestedSlice(api.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == "Available" && m["status"] == "True" {
+				return true
+			}
+		}
+		return false
+	})
+	kubectl(t, "apply", "-f", scaledObject(t))
+	waitFor(t, 60*time.Second, "KEDA created HPA keda-hpa-web", func() bool {
+		hpa := &unstructured.Unstructured{}
+		hpa.SetAPIVersion("autoscaling/v2")
+		hpa.SetKind("HorizontalPodAutoscaler")
+		return k8s.Get(testScope, types.NamespacedName{Namespace: "shop", Name: "keda-hpa-web"}, hpa) == nil
+	})
+
+	// One pod using 0.3 of its 0.5 cores: 60% against θ = 80 is a usage
+	// ratio of 0.75, so the HPA keeps ceil(1 × 0.75) = 1.
+	steady(t, 1, 10*time.Second, 2*time.Minute)
+	waitFor(t, 2*time.Minute, "artt-scaler serving a threshold", func() bool { return !math.IsNaN(threshold(t)) })
+
+	t.Run("scale up to ceil(ready × u / θ)", func(t *testing.T) {
+		// The workload now needs 1 core in all. With n pods each uses 1/n
+		// core of 0.5 requested, and the HPA settles where
+		// ceil(n × u / θ) = n: n = ceil(1 / (0.5 × θ/100)).
+		app.setCPU(1.0)
+		theta := threshold(t)
+		want := int32(math.Ceil(1.0 / (cpuRequest * theta / 100)))
+		took := steady(t, want, 15*time.Second, 4*time.Minute)
+		t.Logf("θ = %.1f%%: %d replicas, steady %s after the CPU rose (including 15 s held)", theta, want, took)
+		if got := threshold(t); got != theta {
+			t.Logf("θ moved to %.1f during the scale-up", got)
+		}
+		u := 100 * 1.0 / (float64(want) * cpuRequest)
+		if ratio := u / theta; math.Ceil(float64(want)*ratio) != float64(want) && math.Abs(ratio-1) > 0.1 {
+			t.Errorf("at %d replicas u = %.1f%% and θ = %.1f%%: the README's formula would not hold here", want, u, theta)
+		}
+	})
+
+	t.Run("what users see", func(t *testing.T) {
+		out := kubectl(t, "get", "scaledobject,hpa", "-n", "shop")
+		t.Logf("kubectl get scaledobject,hpa -n shop:\n%s", out)
+		for _, want := range []string{"scaledobject.keda.sh/web", "keda-hpa-web", "/100"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("kubectl get output lacks %q", want)
+			}
+		}
+		// READY and ACTIVE are the ScaledObject's 6th and 7th columns.
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 6 && f[0] == "scaledobject.keda.sh/web" && (f[5] != "True" || f[6] != "True") {
+				t.Errorf("ScaledObject READY %s ACTIVE %s, want True True", f[5], f[6])
+			}
+		}
+		desc := kubectl(t, "describe", "hpa", "keda-hpa-web", "-n", "shop")
+		if !strings.Contains(desc, `"s0-artt-load" (target value)`) {
+			t.Errorf("kubectl describe hpa does not show the external metric s0-artt-load against a Value target:\n%s", desc)
+		}
+	})
+
+	t.Run("scale down after the stabilisation window", func(t *testing.T) {
+		app.setCPU(0.3)
+		theta := threshold(t)
+		want := int32(math.Max(1, math.Ceil(0.3/(cpuRequest*theta/100))))
+		took := steady(t, want, 10*time.Second, 4*time.Minute)
+		t.Logf("θ = %.1f%%: back to %d replicas %s after the CPU fell (including 10 s held)", theta, want, took)
+	})
+
+	t.Run("fallback while Prometheus is down, then normal scaling", func(t *testing.T) {
+		if err := prom.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		// artt-scaler answers Unavailable; after failureThreshold (3)
+		// failed polls KEDA serves the fallback: 4 replicas.
+		took := steady(t, 4, 5*time.Second, 3*time.Minute)
+		t.Logf("fallback to 4 replicas %s after Prometheus stopped", took)
+		if err := prom.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		theta := threshold(t)
+		want := int32(math.Max(1, math.Ceil(0.3/(cpuRequest*theta/100))))
+		took = steady(t, want, 10*time.Second, 5*time.Minute)
+		t.Logf("back to %d replicas %s after Prometheus returned", want, took)
+	})
+}

@@ -1,0 +1,221 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+const (
+	nodeName   = "node-1"
+	cpuRequest = 0.5 // cores per pod
+	demandRate = 100 // requests per second the workload serves
+)
+
+// workload is Deployment "web" in namespace "shop", and what a cluster
+// would report about it: a kubelet stand-in that binds its pods to a node
+// and marks them Running and Ready (and removes deleted ones), and a
+// Prometheus exporter serving cAdvisor's CPU counters, kube-state-metrics'
+// CPU requests and Istio's request counter for its ready pods. The
+// workload's total CPU use is set by the test and shared by its ready pods.
+type workload struct {
+	mu       sync.Mutex
+	totalCPU float64              // cores used by the whole workload
+	counters map[string]*cpuCount // per pod, kept continuous across changes
+	requests float64
+	last     time.Time
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+type cpuCount struct{ value, rate float64 }
+
+func newWorkload(ctx context.Context) (*workload, error) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}
+	if err := k8s.Create(ctx, node); err != nil {
+		return nil, err
+	}
+	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now()}}
+	node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourcePods: resource.MustParse("110")}
+	node.Status.Allocatable = node.Status.Capacity
+	if err := k8s.Status().Update(ctx, node); err != nil {
+		return nil, err
+	}
+	one := int32(1)
+	labels := map[string]string{"app": "web"}
+	dep := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
+				MaxSurge: &intstr.IntOrString{Type: intstr.Int, IntVal: 1}, MaxUnavailable: &intstr.IntOrString{Type: intstr.Int, IntVal: 0}}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "app", Image: "registry.invalid/web:1",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
+				}}},
+			},
+		},
+	}
+	if err := k8s.Create(ctx, dep); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &workload{totalCPU: 0.3, counters: map[string]*cpuCount{}, last: time.Now(), cancel: cancel, done: make(chan struct{})}
+	go w.kubelet(ctx)
+	return w, nil
+}
+
+func (w *workload) stop() {
+	w.cancel()
+	<-w.done
+}
+
+// setCPU sets the workload's total CPU use in cores.
+func (w *workload) setCPU(cores float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.totalCPU = cores
+}
+
+// kubelet is the stand-in: every 200 ms it binds new pods, marks them
+// Running and Ready, and removes pods being deleted (no kubelet will
+// confirm their termination).
+func (w *workload) kubelet(ctx context.Context) {
+	defer close(w.done)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var pods corev1.PodList
+		if err := k8s.List(ctx, &pods, client.InNamespace("shop")); err != nil {
+			continue
+		}
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			switch {
+			case p.DeletionTimestamp != nil:
+				_ = k8s.Delete(ctx, p, client.GracePeriodSeconds(0))
+			case p.Spec.NodeName == "":
+				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
+					Target: corev1.ObjectReference{Kind: "Node", Name: nodeName}}
+				_ = k8s.SubResource("binding").Create(ctx, p, b)
+			case !ready(p):
+				now := metav1.Now()
+				p.Status.Phase = corev1.PodRunning
+				p.Status.StartTime = &now
+				p.Status.PodIP = "10.0.0.1"
+				p.Status.Conditions = []corev1.PodCondition{
+					{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+					{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+					{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+				}
+				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Ready: true, Image: p.Spec.Containers[0].Image,
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}}}
+				_ = k8s.Status().Update(ctx, p)
+			}
+		}
+	}
+}
+
+func ready(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// readyPods lists the workload's ready pods, by name.
+func readyPods(ctx context.Context) ([]string, error) {
+	var pods corev1.PodList
+	if err := k8s.List(ctx, &pods, client.InNamespace("shop"), client.MatchingLabels{"app": "web"}); err != nil {
+		return nil, err
+	}
+	var names []string
+	for i := range pods.Items {
+		if p := &pods.Items[i]; p.DeletionTimestamp == nil && ready(p) {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// ServeHTTP is the exporter Prometheus scrapes.
+func (w *workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	pods, err := readyPods(r.Context())
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := time.Now()
+	dt := now.Sub(w.last).Seconds()
+	w.last = now
+	w.requests += demandRate * dt
+	for _, c := range w.counters {
+		c.value += c.rate * dt
+		c.rate = 0
+	}
+	var b strings.Builder
+	for _, p := range pods {
+		c := w.counters[p]
+		if c == nil {
+			c = &cpuCount{}
+			w.counters[p] = c
+		}
+		c.rate = w.totalCPU / float64(len(pods))
+		fmt.Fprintf(&b, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=%q,container=\"app\"} %g\n", p, c.value)
+		fmt.Fprintf(&b, "kube_pod_container_resource_requests{namespace=\"shop\",pod=%q,container=\"app\",resource=\"cpu\",unit=\"core\"} %g\n", p, cpuRequest)
+	}
+	fmt.Fprintf(&b, "istio_requests_total{reporter=\"destination\",destination_workload=\"web\",destination_workload_namespace=\"shop\",response_code=\"200\"} %g\n", w.requests)
+	rw.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	_, _ = rw.Write([]byte(b.String()))
+}
+
+// registerAdapter makes KEDA's adapter the external metrics API: an
+// ExternalName Service "localhost" (Endpoints may not point at loopback)
+// and the APIService that routes to it.
+func registerAdapter(ctx context.Context, port int) error {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "keda-metrics-apiserver", Namespace: "keda"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}},
+	}
+	if err := k8s.Create(ctx, svc); err != nil {
+		return err
+	}
+	api := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1",
+		"kind":       "APIService",
+		"metadata":   map[string]any{"name": "v1beta1.external.metrics.k8s.io"},
+		"spec": map[string]any{
+			"group": "external.metrics.k8s.io", "version": "v1beta1",
+			"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
+			"insecureSkipTLSVerify": true,
+			"service":               map[string]any{"name": "keda-metrics-apiserver", "namespace": "keda", "port": int64(port)},
+		},
+	}}
+	return k8s.Create(ctx, api)
+}
