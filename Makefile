@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e test test-unit test-keda vet fmt-check bench proto clean
+.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench proto clean
 
 all: build
 
@@ -31,8 +31,17 @@ e2e:
 	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)" \
 	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 20m ./deploy/e2e
 
-## test: every test of both modules (needs Prometheus; see .ci/run)
-test: vet fmt-check test-unit test-keda
+## images: OCI layouts and tarballs of artt-scaler and artt-traffic in out/images, no Docker engine needed
+VERSION ?= v0.1.0
+images:
+	cd deploy/images && $(GO) run . --source ../.. --out ../../out/images --version $(VERSION)
+
+## test-images: build both images and check what a cluster relies on
+test-images:
+	cd deploy/images && $(GO) test -count=1 ./...
+
+## test: every test of the modules (needs Prometheus; see .ci/run)
+test: vet fmt-check test-unit test-keda test-images
 
 test-unit:
 	$(GO) test -count=1 ./...
@@ -44,6 +53,7 @@ test-keda:
 vet:
 	$(GO) vet ./...
 	cd internal/promtest && $(GO) vet ./...
+	cd deploy/images && $(GO) vet ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \

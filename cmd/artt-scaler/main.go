@@ -27,6 +27,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/artt-dev/artt/internal/logging"
+	"github.com/artt-dev/artt/internal/version"
 	pb "github.com/artt-dev/artt/proto/externalscaler"
 	"github.com/artt-dev/artt/scaler"
 )
@@ -37,6 +38,9 @@ type flags struct {
 	cacheTTL, idleTTL, pushInterval, grace time.Duration
 	logLevel, logFormat                    string
 }
+
+// errVersion asks main to print the version and exit.
+var errVersion = errors.New("version requested")
 
 func parseFlags(args []string) (flags, error) {
 	var f flags
@@ -53,8 +57,12 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.grace, "shutdown-grace", 20*time.Second, "time to finish in-flight calls on SIGTERM")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	if *showVersion {
+		return f, errVersion
 	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return f, errors.New("--tls-cert-file and --tls-key-file go together")
@@ -73,6 +81,10 @@ func parseFlags(args []string) (flags, error) {
 func main() {
 	f, err := parseFlags(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if errors.Is(err, errVersion) {
+		fmt.Println(version.String("artt-scaler"))
 		return
 	}
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/artt-dev/artt/internal/logging"
+	"github.com/artt-dev/artt/internal/version"
 	"github.com/artt-dev/artt/traffic/allocate"
 	"github.com/artt-dev/artt/traffic/controller"
 )
@@ -38,6 +39,9 @@ type flags struct {
 	logLevel, logFormat                                        string
 	queries                                                    controller.Queries
 }
+
+// errVersion asks main to print the version and exit.
+var errVersion = errors.New("version requested")
 
 func parseFlags(args []string) (flags, error) {
 	f := flags{queries: controller.DefaultQueries()}
@@ -62,8 +66,12 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.queries.Latency, "latency-query", f.queries.Latency, "PromQL: p95 latency in ms per pod (labels namespace, pod)")
 	fs.StringVar(&f.queries.Calls, "calls-query", f.queries.Calls, "PromQL: request rate per caller and callee workload")
 	fs.StringVar(&f.queries.Delay, "delay-query", f.queries.Delay, "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	if *showVersion {
+		return f, errVersion
 	}
 	if !slices.Contains(allocate.Names, f.policy) {
 		return f, fmt.Errorf("--policy = %q: must be one of %s", f.policy, strings.Join(allocate.Names, ", "))
@@ -83,6 +91,10 @@ func parseFlags(args []string) (flags, error) {
 func main() {
 	f, err := parseFlags(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if errors.Is(err, errVersion) {
+		fmt.Println(version.String("artt-traffic"))
 		return
 	}
 	if err != nil {

@@ -66,7 +66,14 @@ func kubectl(t *testing.T, args ...string) string {
 // /metrics.
 func threshold(t *testing.T) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + scalerHTTP + "/metrics")
+	return metricValue(t, scalerHTTP, `artt_scaler_threshold_percent{namespace="shop",scaledobject="web"}`)
+}
+
+// metricValue reads one series from an artt-scaler's /metrics (NaN when
+// absent); series names it with its labels in Prometheus' sorted order.
+func metricValue(t *testing.T, addr, series string) float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +81,8 @@ func threshold(t *testing.T) float64 {
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()
-		if strings.HasPrefix(line, "artt_scaler_threshold_percent{") && strings.Contains(line, `scaledobject="web"`) {
-			v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+		if strings.HasPrefix(line, series+" ") {
+			v, err := strconv.ParseFloat(line[len(series)+1:], 64)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,4 +225,6 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		took = steady(t, want, 10*time.Second, 5*time.Minute)
 		t.Logf("back to %d replicas %s after Prometheus returned", want, took)
 	})
+
+	t.Run("mutual TLS with a TriggerAuthentication", mutualTLS)
 }
