@@ -7,8 +7,9 @@
 # Kubernetes build cache is shared with hack/build-test-binaries.sh).
 set -euo pipefail
 
+. "$(dirname "$0")/lib-k8s.sh"
+
 K8S_VERSION="${K8S_VERSION:-v1.37.2}"
-STAGING_VERSION="v0${K8S_VERSION#v1}"
 KEDA_VERSION="${KEDA_VERSION:-v2.21.0}"
 CACHE="${ARTT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artt}"
 OUT="$CACHE/e2e-k8s-$K8S_VERSION-keda-$KEDA_VERSION"
@@ -22,32 +23,12 @@ mkdir -p "$OUT"
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 
-# kube-controller-manager and kubectl: the same throwaway module as
-# kube-apiserver's (k8s.io/kubernetes plus every staging module it replaces).
-staging="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
-  code-generator component-base component-helpers controller-manager cri-api cri-client cri-streaming
-  csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator
-  kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission
-  streaming"
-mkdir -p "$work/k8s"
-{
-  echo "module artt.local/k8sbuild"
-  echo
-  echo "go 1.26"
-  echo
-  echo "require k8s.io/kubernetes $K8S_VERSION"
-  for m in $staging; do echo "require k8s.io/$m $STAGING_VERSION"; done
-  for m in $staging; do echo "replace k8s.io/$m => k8s.io/$m $STAGING_VERSION"; done
-} > "$work/k8s/go.mod"
-printf 'package k8sbuild\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubectl/pkg/cmd"\n)\n' > "$work/k8s/deps.go"
+# kube-controller-manager and kubectl, from the same throwaway module as
+# kube-apiserver's (hack/lib-k8s.sh).
+k8s_module "$work/k8s" "$K8S_VERSION" k8s.io/kubernetes/cmd/kube-controller-manager/app k8s.io/kubectl/pkg/cmd
 (
   cd "$work/k8s"
-  GOFLAGS=-mod=mod go mod tidy >/dev/null
-  minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
-  ldflags=""
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags="$ldflags -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
-  done
+  ldflags="$(k8s_ldflags "$K8S_VERSION")"
   CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
   CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/kubectl" k8s.io/kubernetes/cmd/kubectl
 )

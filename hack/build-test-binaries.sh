@@ -6,8 +6,9 @@
 # seven minutes on two cores.
 set -euo pipefail
 
+. "$(dirname "$0")/lib-k8s.sh"
+
 K8S_VERSION="${K8S_VERSION:-v1.37.2}"
-STAGING_VERSION="v0${K8S_VERSION#v1}"          # v1.37.2 → v0.37.2
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 CACHE="${ARTT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artt}"
 OUT="$CACHE/envtest-k8s-$K8S_VERSION-etcd-$ETCD_VERSION"
@@ -20,34 +21,11 @@ mkdir -p "$OUT"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# kube-apiserver: a throwaway module that requires k8s.io/kubernetes and every
-# staging module it replaces (the proxy does not serve k8s.io/sample-*).
-staging="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
-  code-generator component-base component-helpers controller-manager cri-api cri-client cri-streaming
-  csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator
-  kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission
-  streaming"
-mkdir -p "$work/k8s"
-{
-  echo "module artt.local/k8sbuild"
-  echo
-  echo "go 1.26"
-  echo
-  echo "require k8s.io/kubernetes $K8S_VERSION"
-  for m in $staging; do echo "require k8s.io/$m $STAGING_VERSION"; done
-  for m in $staging; do echo "replace k8s.io/$m => k8s.io/$m $STAGING_VERSION"; done
-} > "$work/k8s/go.mod"
-printf 'package k8sbuild\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n' > "$work/k8s/deps.go"
+# kube-apiserver, from a throwaway module (hack/lib-k8s.sh).
+k8s_module "$work/k8s" "$K8S_VERSION" k8s.io/kubernetes/cmd/kube-apiserver/app
 (
   cd "$work/k8s"
-  GOFLAGS=-mod=mod go mod tidy >/dev/null
-  # A plain build reports version v0.0.0-master+$Format:%H$; clients read it.
-  minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
-  ldflags=""
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags="$ldflags -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
-  done
-  CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+  CGO_ENABLED=0 go build -trimpath -ldflags "$(k8s_ldflags "$K8S_VERSION")" -o "$OUT/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 )
 
 # etcd: its go.mod has replace directives, so `go install …@version` is

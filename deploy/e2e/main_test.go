@@ -102,6 +102,10 @@ func startCluster(ctx context.Context) (func(), error) {
 	if err != nil {
 		return stopAll, err
 	}
+	istioAPI, err := moduleDir("istio.io/api", "v1.32.0")
+	if err != nil {
+		return stopAll, err
+	}
 	// The aggregator proves itself to the adapter with a front-proxy client
 	// certificate the adapter trusts through the requestheader CA.
 	front, err := newAuthority("front-proxy-ca")
@@ -113,7 +117,10 @@ func startCluster(ctx context.Context) (func(), error) {
 		return stopAll, err
 	}
 	env := &envtest.Environment{
-		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{filepath.Join(kedaCRDs, "config", "crd", "bases")}, ErrorIfPathMissing: true},
+		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{
+			filepath.Join(kedaCRDs, "config", "crd", "bases"),
+			filepath.Join(istioAPI, "kubernetes", "customresourcedefinitions.gen.yaml"),
+		}, ErrorIfPathMissing: true},
 	}
 	args := env.ControlPlane.GetAPIServer().Configure()
 	args.Set("requestheader-client-ca-file", filepath.Join(pki, "ca.crt"))
@@ -168,13 +175,24 @@ func startCluster(ctx context.Context) (func(), error) {
 	}
 	stops = append(stops, stopProm)
 
-	scaler, err := buildScaler()
+	scaler, err := build("artt-scaler")
 	if err != nil {
 		return stopAll, err
 	}
+	traffic, err := build("artt-traffic")
+	if err != nil {
+		return stopAll, err
+	}
+	tr, err := startProcess(ctx, "artt-traffic", traffic, []string{"KUBECONFIG=" + kubeconfig},
+		"--prometheus-address="+prom.URL, "--interval=2s", "--leader-elect=false",
+		"--metrics-bind-address="+freeAddress(), "--health-probe-bind-address="+freeAddress(), "--log-format=text")
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, tr)
 	scalerGRPC, scalerHTTP = freeAddress(), freeAddress()
 	s, err := startProcess(ctx, "artt-scaler", scaler, nil, "--grpc-address="+scalerGRPC, "--http-address="+scalerHTTP,
-		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--log-format=text")
+		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--push-interval=1s", "--log-format=text")
 	if err != nil {
 		return stopAll, err
 	}
@@ -254,12 +272,12 @@ func startProcess(ctx context.Context, name, path string, env []string, args ...
 	}, nil
 }
 
-// buildScaler builds the real artt-scaler binary from this checkout.
-func buildScaler() (string, error) {
-	out := filepath.Join(work, "artt-scaler")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/artt-dev/artt/cmd/artt-scaler")
+// build builds one of ARTT's real binaries from this checkout.
+func build(command string) (string, error) {
+	out := filepath.Join(work, command)
+	cmd := exec.Command("go", "build", "-o", out, "github.com/artt-dev/artt/cmd/"+command)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build artt-scaler: %v\n%s", err, b)
+		return "", fmt.Errorf("go build %s: %v\n%s", command, err, b)
 	}
 	return out, nil
 }

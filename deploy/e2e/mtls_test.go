@@ -34,7 +34,7 @@ func mutualTLS(t *testing.T) {
 	if err := ca.issue(dir, "client", "keda", nil); err != nil {
 		t.Fatal(err)
 	}
-	scaler := filepath.Join(work, "artt-scaler")
+	scaler := filepath.Join(work, "artt-scaler") // built by startCluster
 	grpcAddr, httpAddr := freeAddress(), freeAddress()
 	stop, err := startProcess(testScope, "artt-scaler-mtls", scaler, nil, "--grpc-address="+grpcAddr, "--http-address="+httpAddr,
 		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--log-format=text",
@@ -71,7 +71,7 @@ func mutualTLS(t *testing.T) {
 	kubectl(t, "apply", "-f", path)
 
 	waitFor(t, 90*time.Second, "KEDA's calls reaching the mutual-TLS artt-scaler", func() bool {
-		return metricValue(t, httpAddr, `artt_scaler_grpc_requests_total{code="OK",method="GetMetrics"}`) >= 3
+		return metricValue(t, httpAddr, `artt_scaler_grpc_requests_total{code="OK",method="/externalscaler.ExternalScaler/GetMetrics"}`) >= 3
 	})
 	out := kubectl(t, "get", "scaledobject", "web", "-n", "shop")
 	for _, line := range strings.Split(out, "\n") {

@@ -172,6 +172,7 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		want := int32(math.Ceil(1.0 / (cpuRequest * theta / 100)))
 		took := steady(t, want, 15*time.Second, 4*time.Minute)
 		t.Logf("θ = %.1f%%: %d replicas, steady %s after the CPU rose (including 15 s held)", theta, want, took)
+		ruleFollowsPods(t, 30*time.Second)
 		if got := threshold(t); got != theta {
 			t.Logf("θ moved to %.1f during the scale-up", got)
 		}
@@ -207,6 +208,7 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		want := int32(math.Max(1, math.Ceil(0.3/(cpuRequest*theta/100))))
 		took := steady(t, want, 10*time.Second, 4*time.Minute)
 		t.Logf("θ = %.1f%%: back to %d replicas %s after the CPU fell (including 10 s held)", theta, want, took)
+		ruleFollowsPods(t, 30*time.Second)
 	})
 
 	t.Run("fallback while Prometheus is down, then normal scaling", func(t *testing.T) {
@@ -226,5 +228,6 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		t.Logf("back to %d replicas %s after Prometheus returned", want, took)
 	})
 
+	t.Run("push form: the HPA target follows θ", pushForm)
 	t.Run("mutual TLS with a TriggerAuthentication", mutualTLS)
 }

@@ -18,11 +18,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-const (
-	nodeName   = "node-1"
-	cpuRequest = 0.5 // cores per pod
-	demandRate = 100 // requests per second the workload serves
-)
+const cpuRequest = 0.5 // cores per pod
+
+// nodes are the cluster's workers, each its own Istio locality.
+var nodes = []string{"node-1", "node-2", "node-3"}
+
+// locality is a node's Istio locality (region/zone/subzone).
+func locality(node string) string { return "lab/z/" + node }
 
 // workload is Deployment "web" in namespace "shop", and what a cluster
 // would report about it: a kubelet stand-in that binds its pods to a node
@@ -34,29 +36,51 @@ type workload struct {
 	mu       sync.Mutex
 	totalCPU float64              // cores used by the whole workload
 	counters map[string]*cpuCount // per pod, kept continuous across changes
+	served   map[string]*cpuCount // requests per pod, likewise
 	requests float64
-	last     time.Time
-	cancel   context.CancelFunc
-	done     chan struct{}
+	// demand is the request rate the workload serves, as a function of
+	// time (constant unless a test ramps it).
+	demand func(time.Time) float64
+	last   time.Time
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 type cpuCount struct{ value, rate float64 }
 
 func newWorkload(ctx context.Context) (*workload, error) {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}
-	if err := k8s.Create(ctx, node); err != nil {
-		return nil, err
+	for _, n := range nodes {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{
+			"topology.kubernetes.io/region": "lab", "topology.kubernetes.io/zone": "z", "topology.istio.io/subzone": n}}}
+		if err := k8s.Create(ctx, node); err != nil {
+			return nil, err
+		}
+		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now()}}
+		node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourcePods: resource.MustParse("110")}
+		node.Status.Allocatable = node.Status.Capacity
+		if err := k8s.Status().Update(ctx, node); err != nil {
+			return nil, err
+		}
 	}
-	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now()}}
-	node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourcePods: resource.MustParse("110")}
-	node.Status.Allocatable = node.Status.Capacity
-	if err := k8s.Status().Update(ctx, node); err != nil {
-		return nil, err
+	for _, d := range []*appsv1.Deployment{deployment("web"), deployment("gateway")} {
+		if err := k8s.Create(ctx, d); err != nil {
+			return nil, err
+		}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &workload{totalCPU: 0.3, counters: map[string]*cpuCount{}, served: map[string]*cpuCount{}, last: time.Now(), cancel: cancel, done: make(chan struct{}),
+		demand: func(time.Time) float64 { return 100 }}
+	go w.kubelet(ctx)
+	return w, nil
+}
+
+// deployment is one of the application's Deployments, one replica of 0.5
+// cores requested, managed by artt-traffic. The gateway calls web.
+func deployment(name string) *appsv1.Deployment {
 	one := int32(1)
-	labels := map[string]string{"app": "web"}
-	dep := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", Labels: labels},
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: map[string]string{"app": name, "traffic.artt.dev/managed": "true"}},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &one,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
@@ -65,19 +89,12 @@ func newWorkload(ctx context.Context) (*workload, error) {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "app", Image: "registry.invalid/web:1",
+					Name: "app", Image: "registry.invalid/" + name + ":1",
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
 				}}},
 			},
 		},
 	}
-	if err := k8s.Create(ctx, dep); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	w := &workload{totalCPU: 0.3, counters: map[string]*cpuCount{}, last: time.Now(), cancel: cancel, done: make(chan struct{})}
-	go w.kubelet(ctx)
-	return w, nil
 }
 
 func (w *workload) stop() {
@@ -92,9 +109,16 @@ func (w *workload) setCPU(cores float64) {
 	w.totalCPU = cores
 }
 
-// kubelet is the stand-in: every 200 ms it binds new pods, marks them
-// Running and Ready, and removes pods being deleted (no kubelet will
-// confirm their termination).
+// setDemand sets the request rate as a function of time.
+func (w *workload) setDemand(rate func(time.Time) float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.demand = rate
+}
+
+// kubelet is the stand-in: every 200 ms it binds new pods to the node with
+// the fewest (a scheduler's spreading), marks them Running and Ready, and
+// removes pods being deleted (no kubelet will confirm their termination).
 func (w *workload) kubelet(ctx context.Context) {
 	defer close(w.done)
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -109,15 +133,29 @@ func (w *workload) kubelet(ctx context.Context) {
 		if err := k8s.List(ctx, &pods, client.InNamespace("shop")); err != nil {
 			continue
 		}
+		perNode := map[string]int{}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+				perNode[p.Spec.NodeName]++
+			}
+		}
 		for i := range pods.Items {
 			p := &pods.Items[i]
 			switch {
 			case p.DeletionTimestamp != nil:
 				_ = k8s.Delete(ctx, p, client.GracePeriodSeconds(0))
 			case p.Spec.NodeName == "":
+				target := nodes[0]
+				for _, n := range nodes {
+					if perNode[n] < perNode[target] {
+						target = n
+					}
+				}
 				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
-					Target: corev1.ObjectReference{Kind: "Node", Name: nodeName}}
-				_ = k8s.SubResource("binding").Create(ctx, p, b)
+					Target: corev1.ObjectReference{Kind: "Node", Name: target}}
+				if k8s.SubResource("binding").Create(ctx, p, b) == nil {
+					perNode[target]++
+				}
 			case !ready(p):
 				now := metav1.Now()
 				p.Status.Phase = corev1.PodRunning
@@ -145,23 +183,37 @@ func ready(p *corev1.Pod) bool {
 	return false
 }
 
-// readyPods lists the workload's ready pods, by name.
+// readyPods lists the web Deployment's ready pods, by name.
 func readyPods(ctx context.Context) ([]string, error) {
-	var pods corev1.PodList
-	if err := k8s.List(ctx, &pods, client.InNamespace("shop"), client.MatchingLabels{"app": "web"}); err != nil {
-		return nil, err
-	}
-	var names []string
-	for i := range pods.Items {
-		if p := &pods.Items[i]; p.DeletionTimestamp == nil && ready(p) {
-			names = append(names, p.Name)
-		}
+	pods, err := readyPodsOf(ctx, "web")
+	names := make([]string, 0, len(pods))
+	for _, p := range pods {
+		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	return names, nil
+	return names, err
 }
 
-// ServeHTTP is the exporter Prometheus scrapes.
+// readyPodsOf lists an app's ready pods.
+func readyPodsOf(ctx context.Context, app string) ([]corev1.Pod, error) {
+	var pods corev1.PodList
+	if err := k8s.List(ctx, &pods, client.InNamespace("shop"), client.MatchingLabels{"app": app}); err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for i := range pods.Items {
+		if p := &pods.Items[i]; p.DeletionTimestamp == nil && ready(p) {
+			out = append(out, *p)
+		}
+	}
+	return out, nil
+}
+
+// ServeHTTP is the exporter Prometheus scrapes: per web pod its CPU
+// counter, CPU request and served requests (Istio's destination-side
+// counter, per pod as Prometheus' pod target labels give it), and the
+// gateway's calls to web (the source-side counter artt-traffic reads the
+// call graph from).
 func (w *workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	pods, err := readyPods(r.Context())
 	if err != nil {
@@ -173,10 +225,13 @@ func (w *workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	dt := now.Sub(w.last).Seconds()
 	w.last = now
-	w.requests += demandRate * dt
-	for _, c := range w.counters {
-		c.value += c.rate * dt
-		c.rate = 0
+	rate := w.demand(now)
+	w.requests += rate * dt
+	for _, cs := range []map[string]*cpuCount{w.counters, w.served} {
+		for _, c := range cs {
+			c.value += c.rate * dt
+			c.rate = 0
+		}
 	}
 	var b strings.Builder
 	for _, p := range pods {
@@ -188,8 +243,16 @@ func (w *workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		c.rate = w.totalCPU / float64(len(pods))
 		fmt.Fprintf(&b, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=%q,container=\"app\"} %g\n", p, c.value)
 		fmt.Fprintf(&b, "kube_pod_container_resource_requests{namespace=\"shop\",pod=%q,container=\"app\",resource=\"cpu\",unit=\"core\"} %g\n", p, cpuRequest)
+		// Each pod's share of the requests, as a counter kept continuous.
+		s := w.served[p]
+		if s == nil {
+			s = &cpuCount{}
+			w.served[p] = s
+		}
+		s.rate = rate / float64(len(pods))
+		fmt.Fprintf(&b, "istio_requests_total{reporter=\"destination\",namespace=\"shop\",pod=%q,destination_workload=\"web\",destination_workload_namespace=\"shop\",response_code=\"200\"} %g\n", p, s.value)
 	}
-	fmt.Fprintf(&b, "istio_requests_total{reporter=\"destination\",destination_workload=\"web\",destination_workload_namespace=\"shop\",response_code=\"200\"} %g\n", w.requests)
+	fmt.Fprintf(&b, "istio_requests_total{reporter=\"source\",source_workload=\"gateway\",source_workload_namespace=\"shop\",destination_workload=\"web\",destination_workload_namespace=\"shop\",response_code=\"200\"} %g\n", w.requests)
 	rw.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	_, _ = rw.Write([]byte(b.String()))
 }
