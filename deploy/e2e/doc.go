@@ -6,7 +6,8 @@
 // asks artt-scaler, which reads Prometheus. Every component is the real
 // binary, built from the Go module proxy by hack/build-e2e-binaries.sh and
 // hack/build-test-binaries.sh; the only stand-in is for the kubelet, which
-// cannot run here: the test binds the Deployment's pods to a node and marks
-// them Running and Ready. The tests are in the _test files; `make e2e` runs
-// them.
+// cannot run here: Workload binds the application's pods to nodes and
+// marks them Running and Ready. This package holds that stand-in, the
+// workload's Prometheus exporter and the test's certificate authority; the
+// tests, in the _test files, start the cluster; `make e2e` runs them.
 package e2e

@@ -13,10 +13,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/internal/promtest"
 )
 
@@ -28,7 +30,7 @@ var (
 	assets     string // kube-controller-manager, kubectl, keda-operator, keda-adapter
 	work       string // logs, certificates, binaries
 	prom       *promtest.Server
-	app        *workload
+	app        *e2e.Workload
 	scalerGRPC string // artt-scaler's gRPC address
 	scalerHTTP string // artt-scaler's /metrics address
 	testScope  context.Context
@@ -108,12 +110,12 @@ func startCluster(ctx context.Context) (func(), error) {
 	}
 	// The aggregator proves itself to the adapter with a front-proxy client
 	// certificate the adapter trusts through the requestheader CA.
-	front, err := newAuthority("front-proxy-ca")
+	front, err := e2e.NewAuthority("front-proxy-ca")
 	if err != nil {
 		return stopAll, err
 	}
 	pki := filepath.Join(work, "front-proxy")
-	if err := front.issue(pki, "client", "front-proxy-client", nil); err != nil {
+	if err := front.Issue(pki, "client", "front-proxy-client", nil); err != nil {
 		return stopAll, err
 	}
 	env := &envtest.Environment{
@@ -165,10 +167,10 @@ func startCluster(ctx context.Context) (func(), error) {
 	}
 	stops = append(stops, kcm)
 
-	if app, err = newWorkload(ctx); err != nil {
+	if app, err = e2e.NewWorkload(ctx, k8s); err != nil {
 		return stopAll, err
 	}
-	stops = append(stops, app.stop)
+	stops = append(stops, app.Stop)
 	var stopProm func()
 	if prom, stopProm, err = promtest.StartWithExporter(work, app, time.Second, `istio_requests_total{destination_workload="web"}`, 3); err != nil {
 		return stopAll, fmt.Errorf("prometheus: %w", err)
@@ -214,14 +216,14 @@ func startKEDA(ctx context.Context) (func(), error) {
 			stops[i]()
 		}
 	}
-	ca, err := newAuthority("keda-ca")
+	ca, err := e2e.NewAuthority("keda-ca")
 	if err != nil {
 		return stopAll, err
 	}
 	certs := filepath.Join(work, "keda-certs")
 	names := []string{"keda-operator", "keda-operator.keda", "keda-operator.keda.svc", "keda-operator.keda.svc.cluster.local",
 		"keda-metrics-apiserver", "keda-metrics-apiserver.keda", "keda-metrics-apiserver.keda.svc", "localhost"}
-	if err := ca.issue(certs, "tls", "keda-operator", names); err != nil {
+	if err := ca.Issue(certs, "tls", "keda-operator", names); err != nil {
 		return stopAll, err
 	}
 	env := []string{"WATCH_NAMESPACE=", "KEDA_CLUSTER_OBJECT_NAMESPACE=keda", "POD_NAMESPACE=keda", "KUBECONFIG=" + kubeconfig}
@@ -307,3 +309,29 @@ func freePort() int {
 }
 
 func freeAddress() string { return fmt.Sprintf("127.0.0.1:%d", freePort()) }
+
+// registerAdapter makes KEDA's adapter the external metrics API: an
+// ExternalName Service "localhost" (Endpoints may not point at loopback)
+// and the APIService that routes to it.
+func registerAdapter(ctx context.Context, port int) error {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "keda-metrics-apiserver", Namespace: "keda"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}},
+	}
+	if err := k8s.Create(ctx, svc); err != nil {
+		return err
+	}
+	api := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1",
+		"kind":       "APIService",
+		"metadata":   map[string]any{"name": "v1beta1.external.metrics.k8s.io"},
+		"spec": map[string]any{
+			"group": "external.metrics.k8s.io", "version": "v1beta1",
+			"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
+			"insecureSkipTLSVerify": true,
+			"service":               map[string]any{"name": "keda-metrics-apiserver", "namespace": "keda", "port": int64(port)},
+		},
+	}}
+	return k8s.Create(ctx, api)
+}

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/proto/externalscaler"
 )
 
@@ -23,15 +24,15 @@ import (
 // TriggerAuthentication through which KEDA presents one. The chain keeps
 // working, and a client without the certificate is refused.
 func mutualTLS(t *testing.T) {
-	ca, err := newAuthority("artt-scaler-ca")
+	ca, err := e2e.NewAuthority("artt-scaler-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(work, "scaler-mtls")
-	if err := ca.issue(dir, "server", "artt-scaler", []string{"artt-scaler.artt-system.svc.cluster.local"}); err != nil {
+	if err := ca.Issue(dir, "server", "artt-scaler", []string{"artt-scaler.artt-system.svc.cluster.local"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ca.issue(dir, "client", "keda", nil); err != nil {
+	if err := ca.Issue(dir, "client", "keda", nil); err != nil {
 		t.Fatal(err)
 	}
 	scaler := filepath.Join(work, "artt-scaler") // built by startCluster

@@ -71,8 +71,8 @@ spec:
 	// Demand starts to climb steeply: θ falls, and the HPA's target follows
 	// without the ScaledObject changing.
 	start := time.Now()
-	app.setDemand(func(now time.Time) float64 { return 100 + 30*now.Sub(start).Seconds() })
-	defer app.setDemand(func(time.Time) float64 { return 100 })
+	app.SetDemand(func(now time.Time) float64 { return 100 + 30*now.Sub(start).Seconds() })
+	defer app.SetDemand(func(time.Time) float64 { return 100 })
 	took := waitFor(t, 90*time.Second, "the HPA target moving with θ", func() bool {
 		got := target()
 		return got < before-5 && math.Abs(got-threshold(t)) < 2

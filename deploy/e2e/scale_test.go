@@ -17,6 +17,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/artt-dev/artt/deploy/e2e"
 )
 
 // scaledObject is deploy/examples/scaledobject.yaml adapted only in its
@@ -120,7 +122,7 @@ func steady(t *testing.T, want int32, hold, timeout time.Duration) time.Duration
 	t.Helper()
 	var since time.Time
 	return waitFor(t, timeout, fmt.Sprintf("%d replicas, ready and steady for %s", want, hold), func() bool {
-		pods, err := readyPods(testScope)
+		pods, err := app.ReadyPods(testScope)
 		if err != nil || replicas(testScope) != want || len(pods) != int(want) {
 			since = time.Time{}
 			return false
@@ -167,16 +169,16 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		// The workload now needs 1 core in all. With n pods each uses 1/n
 		// core of 0.5 requested, and the HPA settles where
 		// ceil(n × u / θ) = n: n = ceil(1 / (0.5 × θ/100)).
-		app.setCPU(1.0)
+		app.SetCPU(1.0)
 		theta := threshold(t)
-		want := int32(math.Ceil(1.0 / (cpuRequest * theta / 100)))
+		want := int32(math.Ceil(1.0 / (e2e.CPURequest * theta / 100)))
 		took := steady(t, want, 15*time.Second, 4*time.Minute)
 		t.Logf("θ = %.1f%%: %d replicas, steady %s after the CPU rose (including 15 s held)", theta, want, took)
 		ruleFollowsPods(t, 30*time.Second)
 		if got := threshold(t); got != theta {
 			t.Logf("θ moved to %.1f during the scale-up", got)
 		}
-		u := 100 * 1.0 / (float64(want) * cpuRequest)
+		u := 100 * 1.0 / (float64(want) * e2e.CPURequest)
 		if ratio := u / theta; math.Ceil(float64(want)*ratio) != float64(want) && math.Abs(ratio-1) > 0.1 {
 			t.Errorf("at %d replicas u = %.1f%% and θ = %.1f%%: the README's formula would not hold here", want, u, theta)
 		}
@@ -203,9 +205,9 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 	})
 
 	t.Run("scale down after the stabilisation window", func(t *testing.T) {
-		app.setCPU(0.3)
+		app.SetCPU(0.3)
 		theta := threshold(t)
-		want := int32(math.Max(1, math.Ceil(0.3/(cpuRequest*theta/100))))
+		want := int32(math.Max(1, math.Ceil(0.3/(e2e.CPURequest*theta/100))))
 		took := steady(t, want, 10*time.Second, 4*time.Minute)
 		t.Logf("θ = %.1f%%: back to %d replicas %s after the CPU fell (including 10 s held)", theta, want, took)
 		ruleFollowsPods(t, 30*time.Second)
@@ -223,7 +225,7 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 		theta := threshold(t)
-		want := int32(math.Max(1, math.Ceil(0.3/(cpuRequest*theta/100))))
+		want := int32(math.Max(1, math.Ceil(0.3/(e2e.CPURequest*theta/100))))
 		took = steady(t, want, 10*time.Second, 5*time.Minute)
 		t.Logf("back to %d replicas %s after Prometheus returned", want, took)
 	})

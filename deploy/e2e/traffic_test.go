@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/traffic/istio"
 )
 
@@ -48,13 +49,13 @@ func ruleFollowsPods(t *testing.T, timeout time.Duration) {
 	t.Helper()
 	var want []string
 	took := waitFor(t, timeout, "artt-traffic's rule following web's pods", func() bool {
-		pods, err := readyPodsOf(testScope, "web")
+		pods, err := app.ReadyPodsOf(testScope, "web")
 		if err != nil {
 			return false
 		}
 		set := map[string]bool{}
 		for _, p := range pods {
-			set[locality(p.Spec.NodeName)] = true
+			set[e2e.Locality(p.Spec.NodeName)] = true
 		}
 		want = slices.Sorted(maps.Keys(set))
 		_, got := destinations(t)

@@ -1,4 +1,4 @@
-package e2e_test
+package e2e
 
 import (
 	"context"
@@ -13,26 +13,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-const cpuRequest = 0.5 // cores per pod
+// CPURequest is the cores each of the application's pods requests.
+const CPURequest = 0.5
 
-// nodes are the cluster's workers, each its own Istio locality.
-var nodes = []string{"node-1", "node-2", "node-3"}
+// Nodes are the cluster's workers, each its own Istio locality.
+var Nodes = []string{"node-1", "node-2", "node-3"}
 
-// locality is a node's Istio locality (region/zone/subzone).
-func locality(node string) string { return "lab/z/" + node }
+// Locality is a node's Istio locality (region/zone/subzone).
+func Locality(node string) string { return "lab/z/" + node }
 
-// workload is Deployment "web" in namespace "shop", and what a cluster
+// Workload is Deployment "web" in namespace "shop", and what a cluster
 // would report about it: a kubelet stand-in that binds its pods to a node
 // and marks them Running and Ready (and removes deleted ones), and a
 // Prometheus exporter serving cAdvisor's CPU counters, kube-state-metrics'
 // CPU requests and Istio's request counter for its ready pods. The
 // workload's total CPU use is set by the test and shared by its ready pods.
-type workload struct {
+type Workload struct {
+	k8s      client.Client
 	mu       sync.Mutex
 	totalCPU float64              // cores used by the whole workload
 	counters map[string]*cpuCount // per pod, kept continuous across changes
@@ -48,8 +49,10 @@ type workload struct {
 
 type cpuCount struct{ value, rate float64 }
 
-func newWorkload(ctx context.Context) (*workload, error) {
-	for _, n := range nodes {
+// NewWorkload creates the nodes and the application (Deployments "web" and
+// "gateway", which calls web) and starts the kubelet stand-in.
+func NewWorkload(ctx context.Context, k8s client.Client) (*Workload, error) {
+	for _, n := range Nodes {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{
 			"topology.kubernetes.io/region": "lab", "topology.kubernetes.io/zone": "z", "topology.istio.io/subzone": n}}}
 		if err := k8s.Create(ctx, node); err != nil {
@@ -68,7 +71,7 @@ func newWorkload(ctx context.Context) (*workload, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &workload{totalCPU: 0.3, counters: map[string]*cpuCount{}, served: map[string]*cpuCount{}, last: time.Now(), cancel: cancel, done: make(chan struct{}),
+	w := &Workload{k8s: k8s, totalCPU: 0.3, counters: map[string]*cpuCount{}, served: map[string]*cpuCount{}, last: time.Now(), cancel: cancel, done: make(chan struct{}),
 		demand: func(time.Time) float64 { return 100 }}
 	go w.kubelet(ctx)
 	return w, nil
@@ -97,20 +100,21 @@ func deployment(name string) *appsv1.Deployment {
 	}
 }
 
-func (w *workload) stop() {
+// Stop stops the kubelet stand-in.
+func (w *Workload) Stop() {
 	w.cancel()
 	<-w.done
 }
 
-// setCPU sets the workload's total CPU use in cores.
-func (w *workload) setCPU(cores float64) {
+// SetCPU sets the workload's total CPU use in cores.
+func (w *Workload) SetCPU(cores float64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.totalCPU = cores
 }
 
-// setDemand sets the request rate as a function of time.
-func (w *workload) setDemand(rate func(time.Time) float64) {
+// SetDemand sets the request rate as a function of time.
+func (w *Workload) SetDemand(rate func(time.Time) float64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.demand = rate
@@ -119,7 +123,7 @@ func (w *workload) setDemand(rate func(time.Time) float64) {
 // kubelet is the stand-in: every 200 ms it binds new pods to the node with
 // the fewest (a scheduler's spreading), marks them Running and Ready, and
 // removes pods being deleted (no kubelet will confirm their termination).
-func (w *workload) kubelet(ctx context.Context) {
+func (w *Workload) kubelet(ctx context.Context) {
 	defer close(w.done)
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -130,7 +134,7 @@ func (w *workload) kubelet(ctx context.Context) {
 		case <-tick.C:
 		}
 		var pods corev1.PodList
-		if err := k8s.List(ctx, &pods, client.InNamespace("shop")); err != nil {
+		if err := w.k8s.List(ctx, &pods, client.InNamespace("shop")); err != nil {
 			continue
 		}
 		perNode := map[string]int{}
@@ -143,17 +147,17 @@ func (w *workload) kubelet(ctx context.Context) {
 			p := &pods.Items[i]
 			switch {
 			case p.DeletionTimestamp != nil:
-				_ = k8s.Delete(ctx, p, client.GracePeriodSeconds(0))
+				_ = w.k8s.Delete(ctx, p, client.GracePeriodSeconds(0))
 			case p.Spec.NodeName == "":
-				target := nodes[0]
-				for _, n := range nodes {
+				target := Nodes[0]
+				for _, n := range Nodes {
 					if perNode[n] < perNode[target] {
 						target = n
 					}
 				}
 				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
 					Target: corev1.ObjectReference{Kind: "Node", Name: target}}
-				if k8s.SubResource("binding").Create(ctx, p, b) == nil {
+				if w.k8s.SubResource("binding").Create(ctx, p, b) == nil {
 					perNode[target]++
 				}
 			case !ready(p):
@@ -168,7 +172,7 @@ func (w *workload) kubelet(ctx context.Context) {
 				}
 				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Ready: true, Image: p.Spec.Containers[0].Image,
 					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}}}
-				_ = k8s.Status().Update(ctx, p)
+				_ = w.k8s.Status().Update(ctx, p)
 			}
 		}
 	}
@@ -183,9 +187,9 @@ func ready(p *corev1.Pod) bool {
 	return false
 }
 
-// readyPods lists the web Deployment's ready pods, by name.
-func readyPods(ctx context.Context) ([]string, error) {
-	pods, err := readyPodsOf(ctx, "web")
+// ReadyPods lists the web Deployment's ready pods, by name.
+func (w *Workload) ReadyPods(ctx context.Context) ([]string, error) {
+	pods, err := w.ReadyPodsOf(ctx, "web")
 	names := make([]string, 0, len(pods))
 	for _, p := range pods {
 		names = append(names, p.Name)
@@ -194,10 +198,10 @@ func readyPods(ctx context.Context) ([]string, error) {
 	return names, err
 }
 
-// readyPodsOf lists an app's ready pods.
-func readyPodsOf(ctx context.Context, app string) ([]corev1.Pod, error) {
+// ReadyPodsOf lists an app's ready pods.
+func (w *Workload) ReadyPodsOf(ctx context.Context, app string) ([]corev1.Pod, error) {
 	var pods corev1.PodList
-	if err := k8s.List(ctx, &pods, client.InNamespace("shop"), client.MatchingLabels{"app": app}); err != nil {
+	if err := w.k8s.List(ctx, &pods, client.InNamespace("shop"), client.MatchingLabels{"app": app}); err != nil {
 		return nil, err
 	}
 	var out []corev1.Pod
@@ -214,8 +218,8 @@ func readyPodsOf(ctx context.Context, app string) ([]corev1.Pod, error) {
 // counter, per pod as Prometheus' pod target labels give it), and the
 // gateway's calls to web (the source-side counter artt-traffic reads the
 // call graph from).
-func (w *workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	pods, err := readyPods(r.Context())
+func (w *Workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	pods, err := w.ReadyPods(r.Context())
 	if err != nil {
 		http.Error(rw, err.Error(), http.StatusServiceUnavailable)
 		return
@@ -242,7 +246,7 @@ func (w *workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		c.rate = w.totalCPU / float64(len(pods))
 		fmt.Fprintf(&b, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=%q,container=\"app\"} %g\n", p, c.value)
-		fmt.Fprintf(&b, "kube_pod_container_resource_requests{namespace=\"shop\",pod=%q,container=\"app\",resource=\"cpu\",unit=\"core\"} %g\n", p, cpuRequest)
+		fmt.Fprintf(&b, "kube_pod_container_resource_requests{namespace=\"shop\",pod=%q,container=\"app\",resource=\"cpu\",unit=\"core\"} %g\n", p, CPURequest)
 		// Each pod's share of the requests, as a counter kept continuous.
 		s := w.served[p]
 		if s == nil {
@@ -255,30 +259,4 @@ func (w *workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(&b, "istio_requests_total{reporter=\"source\",source_workload=\"gateway\",source_workload_namespace=\"shop\",destination_workload=\"web\",destination_workload_namespace=\"shop\",response_code=\"200\"} %g\n", w.requests)
 	rw.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	_, _ = rw.Write([]byte(b.String()))
-}
-
-// registerAdapter makes KEDA's adapter the external metrics API: an
-// ExternalName Service "localhost" (Endpoints may not point at loopback)
-// and the APIService that routes to it.
-func registerAdapter(ctx context.Context, port int) error {
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "keda-metrics-apiserver", Namespace: "keda"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
-			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}},
-	}
-	if err := k8s.Create(ctx, svc); err != nil {
-		return err
-	}
-	api := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1",
-		"kind":       "APIService",
-		"metadata":   map[string]any{"name": "v1beta1.external.metrics.k8s.io"},
-		"spec": map[string]any{
-			"group": "external.metrics.k8s.io", "version": "v1beta1",
-			"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
-			"insecureSkipTLSVerify": true,
-			"service":               map[string]any{"name": "keda-metrics-apiserver", "namespace": "keda", "port": int64(port)},
-		},
-	}}
-	return k8s.Create(ctx, api)
 }

@@ -1,4 +1,4 @@
-package e2e_test
+package e2e
 
 import (
 	"crypto/ecdsa"
@@ -14,14 +14,16 @@ import (
 	"time"
 )
 
-// authority is a throwaway certificate authority.
-type authority struct {
+// Authority is a throwaway certificate authority for the test's
+// components.
+type Authority struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
 	pem  []byte
 }
 
-func newAuthority(name string) (*authority, error) {
+// NewAuthority makes a self-signed CA valid for a day.
+func NewAuthority(name string) (*Authority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -39,12 +41,13 @@ func newAuthority(name string) (*authority, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &authority{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+	return &Authority{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
 }
 
-// issue signs a certificate for both server and client use and writes
-// dir/name.crt and dir/name.key, plus dir/ca.crt.
-func (a *authority) issue(dir, name, commonName string, dnsNames []string) error {
+// Issue signs a certificate for both server and client use (with
+// 127.0.0.1 among its names) and writes dir/name.crt and dir/name.key, plus
+// dir/ca.crt.
+func (a *Authority) Issue(dir, name, commonName string, dnsNames []string) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
