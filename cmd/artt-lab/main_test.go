@@ -37,3 +37,21 @@ func TestCommands(t *testing.T) {
 		t.Errorf("--policies heart printed:\n%s", out.String())
 	}
 }
+
+func TestThresholdProfilesTheShippedTrace(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run([]string{"threshold", "--rows", "1500", "--every", "50", "--set", "maxThreshold=90"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"| artt | maxThreshold=90 |", "| lare | maxThreshold=90 |", "(1500 rows from 0, a poll every 50 rows)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if err := run([]string{"threshold", "--rows", "100"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "window + history") {
+		t.Errorf("a trace shorter than one poll: %v", err)
+	}
+	if err := run([]string{"threshold", "--set", "window"}, &out, &errOut); err == nil {
+		t.Error("--set without a value accepted")
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -25,5 +26,11 @@ func TestParseFlags(t *testing.T) {
 		if _, err := parseFlags(c.args); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("parseFlags(%v) error %v, want %q", c.args, err, c.says)
 		}
+	}
+}
+
+func TestVersionFlagAsksForTheVersion(t *testing.T) {
+	if _, err := parseFlags([]string{"--version"}); !errors.Is(err, errVersion) {
+		t.Errorf("--version: %v, want errVersion", err)
 	}
 }
