@@ -17,13 +17,19 @@
 //   - A request does its CPU work, then calls its downstream components one
 //     after another, synchronously; each hop costs the one-way node-to-node
 //     delay plus jitter, each way.
-//   - Clients send open-loop Poisson arrivals at the workload's rate and give
-//     up after the timeout; servers still spend the CPU.
+//   - Clients send open-loop Poisson arrivals at the workload's rate to an
+//     ingress gateway replica and give up after the timeout; servers still
+//     spend the CPU.
+//   - Every caller pod and gateway replica is an Envoy with its own state
+//     (sidecar.go, envoylb.go, outlier.go): requests in flight per host,
+//     round-robin positions, a locality schedule over the integer weights
+//     artt-traffic would write, and an outlier detector.
 //   - Every sample interval the emulator records what Prometheus would
-//     scrape; the traffic controller runs every cycle (ARTT also at once on
-//     pod changes and failures); KEDA polls and the HPA syncs on their own
-//     periods; new pods start after a delay on the least-allocated node that
-//     fits their CPU request.
+//     scrape and runs the policy's fast path (ARTT's Protect); the traffic
+//     controller runs every cycle (ARTT also at once on pod changes and
+//     failures); KEDA polls and the HPA syncs on their own periods; new pods
+//     start after a delay on the least-allocated node that fits their CPU
+//     request.
 package emulator
 
 import (

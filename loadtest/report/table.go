@@ -182,7 +182,7 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 			"errors": row.Errors, "meanMs": finite(row.MeanMs), "p50Ms": finite(row.P50Ms), "p90Ms": finite(row.P90Ms),
 			"p99Ms": finite(row.P99Ms), "p999Ms": finite(row.P999Ms), "cpuUtilizationMean": finite(row.UtilMean),
 			"cpuUtilizationMaxMinGap": finite(row.UtilGap), "replicaSeconds": finite(row.ReplicaSeconds),
-			"scalingEvents": row.ScalingEvents, "allocations": row.Allocations, "series": series, "pods": pods,
+			"scalingEvents": row.ScalingEvents, "allocations": row.Allocations, "protections": r.Protections, "series": series, "pods": pods,
 			"routing": r.Routing, "autoscaling": r.Autoscaling, "frontier": r.Frontier,
 			"crossNodeFraction": finite(row.CrossNode), "networkMs": finite(row.NetworkMs),
 		}
