@@ -6,8 +6,10 @@ import (
 	"slices"
 
 	"github.com/artt-dev/artt/scaler"
-	"github.com/artt-dev/artt/threshold"
 )
+
+// constantCost is the CPU seconds per request the profile assumes.
+const constantCost = 0.01
 
 // ThresholdProfile is the distribution of the threshold artt-scaler would
 // serve, poll by poll, over a demand series.
@@ -24,10 +26,11 @@ type ThresholdProfile struct {
 
 // ProfileThreshold replays the threshold as artt-scaler computes it at each
 // poll: the last window + history − 1 samples of demand (one sample per
-// element of demand), through the trigger metadata's own parser and the
-// threshold core. It polls every `every` samples from the first full
-// history on. CPU cost per request is taken as constant, so it does not
-// move the threshold.
+// element of demand), through the trigger metadata's own parser and
+// scaler.Evaluate, what artt-scaler's GetMetrics calls. It polls every
+// `every` samples from the first full history on. The CPU used is taken
+// proportional to demand (a constant cost per request), so only the demand
+// moves the threshold.
 func ProfileThreshold(demand []float64, metadata map[string]string, every int) (ThresholdProfile, error) {
 	if every < 1 {
 		return ThresholdProfile{}, fmt.Errorf("every = %d: must be at least 1", every)
@@ -46,11 +49,15 @@ func ProfileThreshold(demand []float64, metadata map[string]string, every int) (
 	}
 	var p ThresholdProfile
 	for end := points; end <= len(demand); end += every {
-		res, err := threshold.Replay(spec.Threshold, demand[end-points:end], nil, spec.Window)
+		m := scaler.Measurements{Demand: demand[end-points : end], CPU: make([]float64, points), CPURequest: 1}
+		for i, d := range m.Demand {
+			m.CPU[i] = constantCost * d
+		}
+		ev, err := scaler.Evaluate(spec, m)
 		if err != nil {
 			return ThresholdProfile{}, err
 		}
-		p.Values = append(p.Values, res.Threshold)
+		p.Values = append(p.Values, ev.Threshold.Threshold)
 	}
 	p.Polls = len(p.Values)
 	sorted := slices.Clone(p.Values)

@@ -12,6 +12,24 @@ type Group struct {
 	Replicas        []Replica
 }
 
+// CostPerRequest is the group's CPU seconds per request: Σ CPU ÷ Σ requests
+// over the replicas that served requests and whose CPU is known (HEART's
+// rule: an idle replica says nothing about what a request costs). ok is
+// false when no replica qualifies or the cost is not positive.
+func (g Group) CostPerRequest() (cost float64, ok bool) {
+	var cpu, requests float64
+	for _, r := range g.Replicas {
+		if r.Requests > 0 && !math.IsNaN(r.CPU) {
+			cpu += r.CPU
+			requests += r.Requests
+		}
+	}
+	if requests <= 0 || cpu <= 0 {
+		return 0, false
+	}
+	return cpu / requests, true
+}
+
 // Amount is a quantity attached to a node: a supply, a demand, a share.
 type Amount struct {
 	Node  string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/artt-dev/artt/loadtest"
@@ -79,6 +80,7 @@ func (m *metadataFlag) String() string {
 	for k, v := range *m {
 		parts = append(parts, k+"="+v)
 	}
+	slices.Sort(parts) // the same flags print the same way
 	return strings.Join(parts, ",")
 }
 

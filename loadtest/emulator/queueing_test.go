@@ -10,32 +10,49 @@ import (
 	"github.com/artt-dev/artt/loadtest/workload"
 )
 
-// single is one pod on one dedicated node, no network delay, reached at
-// random: a single queueing station.
-func single(workers int, limit float64, lambda, mu float64, requests int) *scenario.Scenario {
+// stations is n identical pods on one node with enough cores, no network
+// delay, fed Poisson arrivals through the given number of gateway replicas:
+// the queueing settings the emulator is checked against.
+type stations struct {
+	n, workers, gateways int
+	limit, lambda, mu    float64 // cores per pod, arrivals and services per second
+	requests             int
+	routing              string
+	seed                 uint64
+	warmup               float64 // fraction of the run not measured
+}
+
+func (q stations) scenario() *scenario.Scenario {
 	zero := 0.0
-	dur := float64(requests) / lambda
+	dur := float64(q.requests) / q.lambda
 	sc := &scenario.Scenario{
 		Name:     "queue",
 		Duration: scenario.Duration{Duration: time.Duration(dur * float64(time.Second))},
-		Warmup:   scenario.Duration{Duration: time.Duration(dur * 0.02 * float64(time.Second))},
-		Seed:     7,
+		Warmup:   scenario.Duration{Duration: time.Duration(dur * q.warmup * float64(time.Second))},
+		Seed:     q.seed,
 		Cluster: scenario.Cluster{
-			Nodes:  []scenario.Node{{Name: "n", Cores: 64, Speed: 1}},
-			Delays: scenario.Delays{LocalMs: &zero},
+			Nodes:   []scenario.Node{{Name: "n", Cores: math.Max(64, float64(q.n)*q.limit), Speed: 1}},
+			Delays:  scenario.Delays{LocalMs: &zero},
+			Ingress: scenario.Ingress{Replicas: q.gateways},
 		},
 		Application: scenario.Application{Components: []scenario.Component{{
-			Name: "s", CPUPerRequest: scenario.Duration{Duration: time.Duration(float64(time.Second) / mu)},
-			CPULimit: limit, CPURequest: limit, Workers: workers, Replicas: 1,
+			Name: "s", CPUPerRequest: scenario.Duration{Duration: time.Duration(float64(time.Second) / q.mu)},
+			CPULimit: q.limit, CPURequest: q.limit, Workers: q.workers, Replicas: q.n,
 		}}},
-		Workload: scenario.Workload{Type: "constant", Rate: lambda, Timeout: scenario.Duration{Duration: 1000 * time.Hour}},
+		Workload: scenario.Workload{Type: "constant", Rate: q.lambda, Timeout: scenario.Duration{Duration: 1000 * time.Hour}},
 		Control:  scenario.Control{SampleInterval: scenario.Duration{Duration: 1000 * time.Hour}},
-		Runs:     []scenario.Run{{Routing: "random"}},
+		Runs:     []scenario.Run{{Routing: q.routing}},
 	}
 	if err := sc.FillAndValidate(); err != nil {
 		panic(err)
 	}
 	return sc
+}
+
+// single is one pod reached at random: a single queueing station.
+func single(workers int, limit float64, lambda, mu float64, requests int) *scenario.Scenario {
+	return stations{n: 1, workers: workers, gateways: 2, limit: limit, lambda: lambda, mu: mu,
+		requests: requests, routing: "random", seed: 7, warmup: 0.02}.scenario()
 }
 
 func runQueue(t *testing.T, sc *scenario.Scenario) *Result {

@@ -94,7 +94,6 @@ func (e *Emulator) install(a traffic.Allocation) {
 	// integer percentages per caller locality, checked against istiod's
 	// rules. A route that cannot be expressed keeps the last weights, as
 	// the controller keeps the last rule.
-	installed := make(map[*component][][]localityWeight, len(a.Routes))
 	for _, r := range a.Routes {
 		c := e.byName[r.Component]
 		if c == nil {
@@ -116,9 +115,6 @@ func (e *Emulator) install(a traffic.Allocation) {
 			}
 			slices.SortFunc(table[from], func(a, b localityWeight) int { return a.node - b.node })
 		}
-		installed[c] = table
-	}
-	for c, table := range installed {
 		c.weights = table
 		c.routingVersion++
 	}

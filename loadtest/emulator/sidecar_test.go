@@ -14,31 +14,8 @@ import (
 // (mean 1 ms) behind one client (one ingress gateway replica) with no
 // network delay: the supermarket model's setting.
 func servers(n int, load float64, requests int, routing string) *scenario.Scenario {
-	zero := 0.0
-	lambda := load * float64(n) * 1000
-	dur := float64(requests) / lambda
-	sc := &scenario.Scenario{
-		Name:     "supermarket",
-		Duration: scenario.Duration{Duration: time.Duration(dur * float64(time.Second))},
-		Warmup:   scenario.Duration{Duration: time.Duration(dur * 0.05 * float64(time.Second))},
-		Seed:     11,
-		Cluster: scenario.Cluster{
-			Nodes:   []scenario.Node{{Name: "n", Cores: float64(n), Speed: 1}},
-			Delays:  scenario.Delays{LocalMs: &zero},
-			Ingress: scenario.Ingress{Replicas: 1},
-		},
-		Application: scenario.Application{Components: []scenario.Component{{
-			Name: "s", CPUPerRequest: scenario.Duration{Duration: time.Millisecond},
-			CPULimit: 1, CPURequest: 1, Workers: 1, Replicas: n,
-		}}},
-		Workload: scenario.Workload{Type: "constant", Rate: lambda, Timeout: scenario.Duration{Duration: 1000 * time.Hour}},
-		Control:  scenario.Control{SampleInterval: scenario.Duration{Duration: 1000 * time.Hour}},
-		Runs:     []scenario.Run{{Routing: routing}},
-	}
-	if err := sc.FillAndValidate(); err != nil {
-		panic(err)
-	}
-	return sc
+	return stations{n: n, workers: 1, gateways: 1, limit: 1, lambda: load * float64(n) * 1000, mu: 1000,
+		requests: requests, routing: routing, seed: 11, warmup: 0.05}.scenario()
 }
 
 // TestLeastRequestMatchesSupermarketModel checks Envoy's least-request

@@ -68,7 +68,7 @@ func costPlot(p *plot.Plot, results []*emulator.Result, measure func(FrontierPoi
 		return nil, err
 	}
 	for i, r := range results {
-		if r.Frontier || r.Autoscaling == "none" || r.Autoscaling == "" {
+		if !judged(r) {
 			continue
 		}
 		v := value(r)

@@ -82,6 +82,12 @@ func (f *Frontier) At(cost float64, measure func(FrontierPoint) float64) (v floa
 	return measure(env[len(env)-1]), true
 }
 
+// judged reports whether a run is compared with the frontier: autoscaled,
+// and not one of the sweep's own runs.
+func judged(r *emulator.Result) bool {
+	return !r.Frontier && r.Autoscaling != "none" && r.Autoscaling != ""
+}
+
 // P99 and Failures select a measure for At.
 func P99(p FrontierPoint) float64      { return p.P99Ms }
 func Failures(p FrontierPoint) float64 { return p.Failures }

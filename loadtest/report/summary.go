@@ -40,7 +40,7 @@ func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) erro
 				lost = strconv.FormatInt(n, 10)
 			}
 			ratio := "–"
-			if f != nil && r.Autoscaling != "none" && r.Autoscaling != "" {
+			if f != nil && judged(r) {
 				if fp, ok := f.At(r.ReplicaSeconds, P99); ok {
 					ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
 				}

@@ -104,7 +104,7 @@ func equalCost(b *strings.Builder, results []*emulator.Result) {
 	b.WriteString("| run | replica-seconds | P99 ms | frontier P99 ms | P99 ÷ frontier | failed | frontier failed |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		if r.Frontier || r.Autoscaling == "none" || r.Autoscaling == "" {
+		if !judged(r) {
 			continue
 		}
 		fp, ok := f.At(r.ReplicaSeconds, P99)

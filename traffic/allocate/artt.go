@@ -50,8 +50,9 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 // measurement (the scrape interval). It folds the measurement into the
 // groups' health only, and returns changed = true with a new allocation
 // when a group's health state moved (a group to cut, or one to restore) or
-// a group's share moved by more than ProtectChange (20%) as its health
-// weight followed the measurements.
+// a group's share moved by more than protectChange (20%) as its health
+// weight followed the measurements. Otherwise it routes nothing and returns
+// an empty allocation.
 // Forecasts neither learn nor shift here: rebalancing stays the cycle's, and
 // its bounded steps do not hold back protection.
 func (a *ARTT) Protect(s traffic.Snapshot) (traffic.Allocation, bool, error) {
@@ -75,60 +76,73 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 	}
 	observe := isNew(a.healthMeasured)
 	a.healthMeasured = s.MeasuredAt
-	estimators := make(map[string]*forecast.ComponentEstimator)
-	trackers := make(map[string]*health.Tracker)
-	for _, d := range x.Downstreams() {
-		estimators[d] = a.forecast.Get(d)
-		trackers[d] = a.health.Get(d)
+	// Shares and health first, component by component (cheap); routing,
+	// the min-cost flows, only when the allocation is wanted: every cycle,
+	// and on the fast path only when something changed.
+	type plan struct {
+		groups   []traffic.Group
+		supplies []traffic.Amount
+		route    traffic.Route // component, groups and notes, no sources yet
 	}
-	routes, err := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
+	plans := make(map[string]plan)
+	for _, component := range x.Downstreams() {
 		groups, supplies, ok := problem(x, component)
 		if !ok {
-			return traffic.Route{}, false, nil
+			continue
 		}
-		estimates := estimators[component].Estimate(groups, fresh)
-		r := traffic.Route{Component: component}
+		estimates := a.forecast.Get(component).Estimate(groups, fresh)
 		shares := make([]float64, len(groups))
 		for i, e := range estimates {
 			shares[i] = e.Share
 		}
-		weighted, states, note := applyHealth(trackers[component], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
+		weighted, states, note := applyHealth(a.health.Get(component), s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
+		r := traffic.Route{Component: component}
 		if note != "" {
 			r.Notes = append(r.Notes, note)
 		}
-		demands := make([]traffic.Amount, len(groups))
 		for i, g := range groups {
-			demands[i] = traffic.Amount{Node: g.Node, Value: weighted[i]}
 			r.Groups = append(r.Groups, traffic.GroupShare{
 				Node: g.Node, Replicas: replicaNames(g), Share: weighted[i], Health: string(states[i]),
 				Basis: estimates[i].Basis, Forecasts: estimates[i].Forecasts,
 			})
 		}
-		return routeGroups(x, r, groups, supplies, demands, a.opts.NTAM)
-	})
-	if err != nil {
-		return traffic.Allocation{}, false, err
+		plans[component] = plan{groups: groups, supplies: supplies, route: r}
 	}
 	// Compare with the routing last handed out (Allocate's, or a Protect
 	// that changed it), not with every Protect call, so slow drifts add up.
 	changed := false
-	for _, r := range routes {
-		prev := a.last[r.Component]
-		for _, g := range r.Groups {
-			p, ok := prev[g.Node]
-			if !ok || p.Health != g.Health || math.Abs(g.Share-p.Share) > protectChange*p.Share {
+	for component, p := range plans {
+		prev := a.last[component]
+		for _, g := range p.route.Groups {
+			old, ok := prev[g.Node]
+			if !ok || old.Health != g.Health || math.Abs(g.Share-old.Share) > protectChange*old.Share {
 				changed = true
 			}
 		}
 	}
-	if rebalance || changed {
-		for _, r := range routes {
-			now := make(map[string]traffic.GroupShare, len(r.Groups))
-			for _, g := range r.Groups {
-				now[g.Node] = g
-			}
-			a.last[r.Component] = now
+	if !rebalance && !changed {
+		return traffic.Allocation{Policy: "artt"}, false, nil
+	}
+	for component, p := range plans {
+		now := make(map[string]traffic.GroupShare, len(p.route.Groups))
+		for _, g := range p.route.Groups {
+			now[g.Node] = g
 		}
+		a.last[component] = now
+	}
+	routes, err := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
+		p, ok := plans[component]
+		if !ok {
+			return traffic.Route{}, false, nil
+		}
+		demands := make([]traffic.Amount, len(p.groups))
+		for i, g := range p.route.Groups {
+			demands[i] = traffic.Amount{Node: g.Node, Value: g.Share}
+		}
+		return routeGroups(x, p.route, p.groups, p.supplies, demands, a.opts.NTAM)
+	})
+	if err != nil {
+		return traffic.Allocation{}, false, err
 	}
 	return traffic.Allocation{Policy: "artt", Routes: routes}, changed, nil
 }
@@ -155,7 +169,10 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 		if !judgeLatency {
 			p95s[i] = math.NaN()
 		}
-		costs[i] = groupCostPerRequest(g)
+		costs[i] = math.NaN()
+		if c, ok := g.CostPerRequest(); ok {
+			costs[i] = c
+		}
 		changes[i] = tr.CostChange(g.Node, costs[i])
 	}
 	total := 0.0
@@ -236,23 +253,6 @@ func medianExcept(xs []float64, skip int) float64 {
 	} else {
 		return (v[n/2-1] + v[n/2]) / 2
 	}
-}
-
-// groupCostPerRequest is the group's CPU seconds per request served (NaN
-// when a replica's CPU or requests are unknown, or it served none).
-func groupCostPerRequest(g traffic.Group) float64 {
-	var cpu, requests float64
-	for _, r := range g.Replicas {
-		if math.IsNaN(r.CPU) || math.IsNaN(r.Requests) {
-			return math.NaN()
-		}
-		cpu += r.CPU
-		requests += r.Requests
-	}
-	if !(requests > 0) {
-		return math.NaN()
-	}
-	return cpu / requests
 }
 
 // groupUtilization is the group's CPU use over its limits (NaN if unknown).

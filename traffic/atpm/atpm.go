@@ -101,7 +101,7 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Shar
 	for i, g := range groups {
 		present[g.Node] = true
 		out[i] = Share{Node: g.Node, Replicas: names(g)}
-		load, ok := groupLoad(g)
+		load, ok := g.CostPerRequest()
 		st := c.groups[g.Node]
 		if !fresh && st != nil {
 			ok = false // seen already: reuse the estimate
@@ -205,22 +205,6 @@ func (c *ComponentEstimator) alpha(recent []float64) float64 {
 		cv = w.StdDev() / w.Mean()
 	}
 	return c.cfg.AlphaMax - (c.cfg.AlphaMax-c.cfg.AlphaMin)*math.Min(1, cv/c.cfg.VolatilityRef)
-}
-
-// groupLoad is Σ CPU / Σ requests over replicas that served requests and
-// whose CPU is known.
-func groupLoad(g traffic.Group) (float64, bool) {
-	var cpu, req float64
-	for _, r := range g.Replicas {
-		if r.Requests > 0 && !math.IsNaN(r.CPU) {
-			cpu += r.CPU
-			req += r.Requests
-		}
-	}
-	if req <= 0 || cpu <= 0 {
-		return 0, false
-	}
-	return cpu / req, true
 }
 
 func limits(g traffic.Group) float64 {

@@ -244,19 +244,12 @@ func (c *ComponentEstimator) meanShare() float64 {
 }
 
 // nodeCosts is the per-request CPU cost per node for the component's
-// groups: Σ CPU / Σ requests over replicas that served requests.
+// groups, where known.
 func nodeCosts(groups []traffic.Group) map[string]float64 {
 	out := make(map[string]float64, len(groups))
 	for _, g := range groups {
-		var cpu, req float64
-		for _, r := range g.Replicas {
-			if r.Requests > 0 && !math.IsNaN(r.CPU) {
-				cpu += r.CPU
-				req += r.Requests
-			}
-		}
-		if req > 0 && cpu > 0 {
-			out[g.Node] = cpu / req
+		if c, ok := g.CostPerRequest(); ok {
+			out[g.Node] = c
 		}
 	}
 	return out
