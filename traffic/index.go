@@ -42,7 +42,7 @@ type Index struct {
 	Snapshot Snapshot
 
 	nodes    map[string]Node
-	delays   map[[2]string]float64
+	delays   delayTable
 	groups   map[string][]Group
 	callsTo  map[string][]Call
 	comps    []string
@@ -57,16 +57,13 @@ func NewIndex(s Snapshot) (*Index, error) {
 	x := &Index{
 		Snapshot: s,
 		nodes:    make(map[string]Node, len(s.Nodes)),
-		delays:   make(map[[2]string]float64, len(s.Delays)),
+		delays:   newDelayTable(s.Nodes, s.Delays),
 		groups:   make(map[string][]Group),
 		callsTo:  make(map[string][]Call),
 		replicas: make(map[string]Replica, len(s.Replicas)),
 	}
 	for _, n := range s.Nodes {
 		x.nodes[n.Name] = n
-	}
-	for _, d := range s.Delays {
-		x.delays[[2]string{d.From, d.To}] = d.Ms
 	}
 	for _, c := range s.Components {
 		x.comps = append(x.comps, c.Name)
@@ -124,13 +121,21 @@ func (x *Index) Node(name string) (Node, bool) {
 // Delay returns the measured delay from one node to another. A node to
 // itself is 0 ms unless measured.
 func (x *Index) Delay(from, to string) (float64, bool) {
-	if d, ok := x.delays[[2]string{from, to}]; ok {
-		return d, true
+	return x.delays.lookup(x.delays.id(from), x.delays.id(to))
+}
+
+// DelaysBetween returns the delay from from[i] to to[j] by position, with
+// each name resolved once: the form NTAM's problems take, called once per
+// link of every component each cycle.
+func (x *Index) DelaysBetween(from, to []Amount) func(i, j int) (float64, bool) {
+	fromIDs, toIDs := make([]int32, len(from)), make([]int32, len(to))
+	for i, a := range from {
+		fromIDs[i] = x.delays.id(a.Node)
 	}
-	if from == to {
-		return 0, true
+	for j, a := range to {
+		toIDs[j] = x.delays.id(a.Node)
 	}
-	return 0, false
+	return func(i, j int) (float64, bool) { return x.delays.lookup(fromIDs[i], toIDs[j]) }
 }
 
 // Downstreams returns the components that are called by another, sorted.

@@ -56,7 +56,8 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 
 // routeGroups runs NTAM for the demands and completes the route.
 func routeGroups(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies, demands []traffic.Amount, cfg ntam.Config) (traffic.Route, bool, error) {
-	sol, err := ntam.Solve(cfg, ntam.Problem{Supplies: supplies, Demands: traffic.Normalize(demands), Delay: x.Delay})
+	demands = traffic.Normalize(demands)
+	sol, err := ntam.Solve(cfg, ntam.Problem{Supplies: supplies, Demands: demands, Delay: x.DelaysBetween(supplies, demands)})
 	if err != nil {
 		return traffic.Route{}, false, err
 	}

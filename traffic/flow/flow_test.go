@@ -221,7 +221,7 @@ func minCut(g *Network, s int) float64 {
 	for len(stack) > 0 {
 		u := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, id := range g.adj[u] {
+		for _, id := range g.adj(u) {
 			if a := g.arcs[id]; a.capacity > Epsilon && !seen[a.to] {
 				seen[a.to] = true
 				stack = append(stack, a.to)
@@ -238,7 +238,7 @@ func minCut(g *Network, s int) float64 {
 }
 
 func (g *Network) hasArc(u, v int) bool {
-	for _, id := range g.adj[u] {
+	for _, id := range g.adj(u) {
 		if id%2 == 0 && g.arcs[id].to == v {
 			return true
 		}

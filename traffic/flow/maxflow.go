@@ -9,7 +9,7 @@ func (g *Network) MaxFlow(s, t int) float64 {
 	if s == t {
 		return 0
 	}
-	n := len(g.adj)
+	n := g.nodes
 	level := make([]int, n)
 	next := make([]int, n)
 	queue := make([]int, 0, n)
@@ -39,7 +39,7 @@ func (g *Network) levels(s, t int, level, queue []int) bool {
 	queue = append(queue[:0], s)
 	for h := 0; h < len(queue); h++ {
 		u := queue[h]
-		for _, id := range g.adj[u] {
+		for _, id := range g.adj(u) {
 			a := &g.arcs[id]
 			if a.capacity > Epsilon && level[a.to] < 0 {
 				level[a.to] = level[u] + 1
@@ -56,8 +56,8 @@ func (g *Network) blockingPush(u, t int, limit float64, level, next []int) float
 	if u == t {
 		return limit
 	}
-	for ; next[u] < len(g.adj[u]); next[u]++ {
-		id := g.adj[u][next[u]]
+	for ; next[u] < len(g.adj(u)); next[u]++ {
+		id := g.adj(u)[next[u]]
 		a := &g.arcs[id]
 		if a.capacity <= Epsilon || level[a.to] != level[u]+1 {
 			continue

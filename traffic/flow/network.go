@@ -7,10 +7,15 @@ var Inf = math.Inf(1)
 
 // Network is a directed graph with capacities and costs on its arcs. Each
 // arc is stored with its residual twin, so algorithms can read the flow they
-// left on every arc.
+// left on every arc. The arcs leaving each node are indexed only when an
+// algorithm walks them (maximum flow does; the simplex does not), in one
+// pass, so building a network is two appends per arc.
 type Network struct {
-	adj  [][]int // node → arc indices (forward and residual)
-	arcs []arc
+	nodes int
+	arcs  []arc
+	// start and out index the arcs (forward and residual) by tail node:
+	// node u's are out[start[u]:start[u+1]]. Nil until needed.
+	start, out []int32
 }
 
 type arc struct {
@@ -22,17 +27,17 @@ type arc struct {
 
 // NewNetwork returns a network with n nodes numbered 0…n−1.
 func NewNetwork(n int) *Network {
-	return &Network{adj: make([][]int, n)}
+	return &Network{nodes: n}
 }
 
 // NewNetworkSized is NewNetwork with room for arcs arcs, so building a large
 // network does not grow its slices again and again.
 func NewNetworkSized(n, arcs int) *Network {
-	return &Network{adj: make([][]int, n), arcs: make([]arc, 0, 2*arcs)}
+	return &Network{nodes: n, arcs: make([]arc, 0, 2*arcs)}
 }
 
 // Nodes is the number of nodes.
-func (g *Network) Nodes() int { return len(g.adj) }
+func (g *Network) Nodes() int { return g.nodes }
 
 // AddArc adds an arc from → to with the given capacity (Inf for unbounded)
 // and cost per unit of flow, and returns its id for Flow.
@@ -40,9 +45,15 @@ func (g *Network) AddArc(from, to int, capacity, cost float64) int {
 	id := len(g.arcs)
 	g.arcs = append(g.arcs, arc{to: to, capacity: capacity, cost: cost, original: capacity})
 	g.arcs = append(g.arcs, arc{to: from, capacity: 0, cost: -cost})
-	g.adj[from] = append(g.adj[from], id)
-	g.adj[to] = append(g.adj[to], id+1)
+	g.start, g.out = nil, nil
 	return id
+}
+
+// SetCapacity changes arc id's capacity (0 takes it out of use) from the
+// next Reset on, so one network can serve several checks on subsets of its
+// arcs.
+func (g *Network) SetCapacity(id int, capacity float64) {
+	g.arcs[id].original = capacity
 }
 
 // Flow is the flow on arc id after an algorithm ran.
@@ -55,5 +66,32 @@ func (g *Network) Reset() {
 	for i := 0; i < len(g.arcs); i += 2 {
 		g.arcs[i].capacity = g.arcs[i].original
 		g.arcs[i+1].capacity = 0
+	}
+}
+
+// adj returns the ids of the arcs leaving u (forward and residual), in the
+// order they were added.
+func (g *Network) adj(u int) []int32 {
+	if g.start == nil {
+		g.index()
+	}
+	return g.out[g.start[u]:g.start[u+1]]
+}
+
+func (g *Network) index() {
+	g.start = make([]int32, g.nodes+1)
+	for i := range g.arcs {
+		g.start[g.arcs[i^1].to+1]++
+	}
+	for u := range g.nodes {
+		g.start[u+1] += g.start[u]
+	}
+	fill := make([]int32, g.nodes)
+	copy(fill, g.start)
+	g.out = make([]int32, len(g.arcs))
+	for i := range g.arcs {
+		from := g.arcs[i^1].to
+		g.out[fill[from]] = int32(i)
+		fill[from]++
 	}
 }

@@ -26,8 +26,9 @@ type Problem struct {
 	Supplies []traffic.Amount
 	// Demands are the downstream groups' shares, summing to 1.
 	Demands []traffic.Amount
-	// Delay returns the measured delay of a link.
-	Delay func(from, to string) (float64, bool)
+	// Delay returns the measured delay from Supplies[i]'s node to
+	// Demands[j]'s, and false when that link is unmeasured.
+	Delay func(i, j int) (float64, bool)
 }
 
 // Solution is the routing for one downstream component.
@@ -51,6 +52,13 @@ type link struct {
 
 const tolerance = 1e-9
 
+// ByName adapts a delay lookup by node names to a Problem's Delay, for
+// callers without numbered nodes; traffic.Index.DelaysBetween is the fast
+// form.
+func ByName(supplies, demands []traffic.Amount, delay func(from, to string) (float64, bool)) func(i, j int) (float64, bool) {
+	return func(i, j int) (float64, bool) { return delay(supplies[i].Node, demands[j].Node) }
+}
+
 // Solve filters slow links and routes the supplies to the demands at the
 // least Σ traffic × delay.
 func Solve(cfg Config, p Problem) (Solution, error) {
@@ -62,13 +70,33 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	}
 	var sol Solution
 	links := buildLinks(p, &sol)
-
-	kept := links
-	if !cfg.DisableFilter {
-		kept = filterSlow(cfg, p, links, &sol)
+	if cfg.DisableFilter {
+		if err := route(p, links, &sol); err != nil {
+			return Solution{}, err
+		}
+		return sol, nil
 	}
-	if err := route(p, kept, &sol); err != nil {
+
+	slow := slowLinks(p, links, &sol)
+	// Removing links can only lower the maximum flow, so when the traffic
+	// can be routed without every slow link, both of HEART's rules (all
+	// together when few, one at a time otherwise) remove them all, and that
+	// routing is the answer. Infeasibility is rare, and only then does the
+	// filter run its max-flow checks.
+	removed := len(slow)
+	err := route(p, without(links, slow), &sol)
+	if errors.Is(err, flow.ErrInfeasible) {
+		removed = largestRemovable(p, links, slow)
+		if removed < len(slow) {
+			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-removed))
+		}
+		err = route(p, without(links, slow[:removed]), &sol)
+	}
+	if err != nil {
 		return Solution{}, err
+	}
+	for _, i := range slow[:removed] {
+		sol.RemovedLinks = append(sol.RemovedLinks, asLink(p, links[i]))
 	}
 	return sol, nil
 }
@@ -95,41 +123,42 @@ func checkAmounts(field string, as []traffic.Amount) error {
 // only when nothing better is left (with no measurement at all, inter-node
 // links cost 1 ms and local ones 0).
 func buildLinks(p Problem, sol *Solution) []link {
-	worst, anyKnown := 0.0, false
-	for _, s := range p.Supplies {
-		for _, d := range p.Demands {
-			if ms, ok := p.Delay(s.Node, d.Node); ok && s.Node != d.Node {
-				worst, anyKnown = math.Max(worst, ms), true
-			}
-		}
-	}
-	if !anyKnown {
-		worst = 1
-	}
-	var links []link
-	estimated := 0
+	links := make([]link, 0, len(p.Supplies)*len(p.Demands))
+	worst, anyKnown, estimated := 0.0, false, 0
 	for i, s := range p.Supplies {
 		for j, d := range p.Demands {
-			ms, ok := p.Delay(s.Node, d.Node)
+			ms, ok := p.Delay(i, j)
 			if !ok && s.Node == d.Node {
 				ms, ok = 0, true // same node: no network hop
 			}
+			if ok && s.Node != d.Node {
+				worst, anyKnown = math.Max(worst, ms), true
+			}
 			if !ok {
-				ms = worst
 				estimated++
 			}
 			links = append(links, link{u: i, v: j, delay: ms, estimated: !ok})
 		}
 	}
+	if !anyKnown {
+		worst = 1
+	}
 	if estimated > 0 {
+		for k := range links {
+			if links[k].estimated {
+				links[k].delay = worst
+			}
+		}
 		sol.Notes = append(sol.Notes, fmt.Sprintf("%d links have no measured delay and cost the worst measured delay, %.3g ms", estimated, worst))
 	}
 	return links
 }
 
-// filterSlow removes slow links while the rest still carry every share.
-func filterSlow(cfg Config, p Problem, links []link, sol *Solution) []link {
-	var interDelays []float64
+// slowLinks classifies the inter-node links by two-means on their delays
+// and returns the slow cluster's indexes into links, slowest first (ties in
+// link order), recording them in the solution.
+func slowLinks(p Problem, links []link, sol *Solution) []int {
+	interDelays := make([]float64, 0, len(links))
 	for _, l := range links {
 		if p.Supplies[l.u].Node != p.Demands[l.v].Node {
 			interDelays = append(interDelays, l.delay)
@@ -137,90 +166,105 @@ func filterSlow(cfg Config, p Problem, links []link, sol *Solution) []link {
 	}
 	cut, ok := splitTwoMeans(interDelays)
 	if !ok {
-		return links
+		return nil
 	}
-	var slow []int // indexes into links, slowest first
+	var slow []int
 	for i, l := range links {
 		if p.Supplies[l.u].Node != p.Demands[l.v].Node && l.delay >= cut {
 			slow = append(slow, i)
 		}
 	}
-	slices.SortStableFunc(slow, func(a, b int) int { return cmp.Compare(links[b].delay, links[a].delay) })
+	slices.SortFunc(slow, func(a, b int) int {
+		if c := cmp.Compare(links[b].delay, links[a].delay); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	for _, i := range slow {
 		sol.SlowLinks = append(sol.SlowLinks, asLink(p, links[i]))
 	}
+	return slow
+}
 
-	without := func(k int) []link {
-		drop := make(map[int]bool, k)
-		for _, i := range slow[:k] {
-			drop[i] = true
-		}
-		out := make([]link, 0, len(links)-k)
-		for i, l := range links {
-			if !drop[i] {
-				out = append(out, l)
-			}
-		}
-		return out
+// without returns links minus the ones indexed by drop.
+func without(links []link, drop []int) []link {
+	if len(drop) == 0 {
+		return links
 	}
+	dropped := make([]bool, len(links))
+	for _, i := range drop {
+		dropped[i] = true
+	}
+	kept := make([]link, 0, len(links)-len(drop))
+	for i, l := range links {
+		if !dropped[i] {
+			kept = append(kept, l)
+		}
+	}
+	return kept
+}
 
-	// Removing links can only lower the maximum flow, so when removing every
-	// slow link leaves the traffic deliverable, both of HEART's rules (all
-	// together when few, one at a time otherwise) remove them all.
-	removed := 0
-	if feasible(p, without(len(slow))) {
-		removed = len(slow)
-	} else {
-		// One at a time from the slowest, stopping before the first removal
-		// that would leave some share undeliverable. The largest feasible
-		// prefix is found by binary search: the same answer, in O(log n)
-		// checks. (Few slow links that cannot go together end up here too.)
-		lo, hi := 0, len(slow) // prefix lo is feasible
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if feasible(p, without(mid)) {
-				lo = mid
+// largestRemovable removes slow links one at a time from the slowest,
+// stopping before the first removal that would leave some share
+// undeliverable, and returns how many went. The largest feasible prefix is
+// found by binary search over max-flow checks on one network (a removed
+// link gets capacity 0): the same answer in O(log n) checks.
+func largestRemovable(p Problem, links []link, slow []int) int {
+	check := newFeasibility(p, links)
+	feasibleWithout := func(k int) bool {
+		for i, id := range slow {
+			if i < k {
+				check.g.SetCapacity(check.arcs[id], 0)
 			} else {
-				hi = mid - 1
+				check.g.SetCapacity(check.arcs[id], flow.Inf)
 			}
 		}
-		removed = lo
-		if removed < len(slow) {
-			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-removed))
+		return check.feasible()
+	}
+	lo, hi := 0, len(slow) // prefix lo is feasible
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if feasibleWithout(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
 		}
 	}
-	for _, i := range slow[:removed] {
-		sol.RemovedLinks = append(sol.RemovedLinks, asLink(p, links[i]))
-	}
-	return without(removed)
+	return lo
 }
 
 func asLink(p Problem, l link) traffic.Link {
 	return traffic.Link{From: p.Supplies[l.u].Node, To: p.Demands[l.v].Node, DelayMs: l.delay}
 }
 
-// network builds source → upstream → downstream → sink.
-func network(p Problem, links []link) (g *flow.Network, s, t int, arcs []int) {
-	nu, nv := len(p.Supplies), len(p.Demands)
-	g = flow.NewNetworkSized(nu+nv+2, nu+nv+len(links))
-	s, t = nu+nv, nu+nv+1
-	for i, a := range p.Supplies {
-		g.AddArc(s, i, a.Value, 0)
-	}
-	for j, a := range p.Demands {
-		g.AddArc(nu+j, t, a.Value, 0)
-	}
-	arcs = make([]int, len(links))
-	for k, l := range links {
-		arcs[k] = g.AddArc(l.u, nu+l.v, flow.Inf, l.delay)
-	}
-	return g, s, t, arcs
+// feasibility is the max-flow check, source → upstream → downstream →
+// sink: can the links carry all the traffic?
+type feasibility struct {
+	g          *flow.Network
+	s, t       int
+	arcs       []int // links' arc ids
+	supplyFlow float64
 }
 
-// feasible is the max-flow check: can the links carry all the traffic?
-func feasible(p Problem, links []link) bool {
-	g, s, t, _ := network(p, links)
-	return g.MaxFlow(s, t) >= total(p.Supplies)-tolerance
+func newFeasibility(p Problem, links []link) *feasibility {
+	nu, nv := len(p.Supplies), len(p.Demands)
+	f := &feasibility{g: flow.NewNetworkSized(nu+nv+2, nu+nv+len(links)), s: nu + nv, t: nu + nv + 1, supplyFlow: total(p.Supplies)}
+	for i, a := range p.Supplies {
+		f.g.AddArc(f.s, i, a.Value, 0)
+	}
+	for j, a := range p.Demands {
+		f.g.AddArc(nu+j, f.t, a.Value, 0)
+	}
+	f.arcs = make([]int, len(links))
+	for k, l := range links {
+		f.arcs[k] = f.g.AddArc(l.u, nu+l.v, flow.Inf, l.delay)
+	}
+	return f
+}
+
+func (f *feasibility) feasible() bool {
+	f.g.Reset()
+	return f.g.MaxFlow(f.s, f.t) >= f.supplyFlow-tolerance
 }
 
 func total(as []traffic.Amount) float64 {
@@ -232,10 +276,25 @@ func total(as []traffic.Amount) float64 {
 }
 
 // route solves the min-cost flow and turns it into per-source fractions.
+// It is a transportation problem (supplies straight to demands), which the
+// simplex solves without a source and sink; demands are scaled to the
+// supplies' total, which checkAmounts has held to 1 within rounding.
 func route(p Problem, links []link, sol *Solution) error {
-	g, s, t, arcs := network(p, links)
-	amount := math.Min(total(p.Supplies), total(p.Demands))
-	cost, err := g.MinCostFlow(s, t, amount)
+	nu, nv := len(p.Supplies), len(p.Demands)
+	g := flow.NewNetworkSized(nu+nv, len(links))
+	supplies := make([]float64, nu+nv)
+	scale := total(p.Supplies) / total(p.Demands)
+	for i, a := range p.Supplies {
+		supplies[i] = a.Value
+	}
+	for j, a := range p.Demands {
+		supplies[nu+j] = -a.Value * scale
+	}
+	arcs := make([]int, len(links))
+	for k, l := range links {
+		arcs[k] = g.AddArc(l.u, nu+l.v, flow.Inf, l.delay)
+	}
+	cost, err := g.Transship(supplies)
 	if errors.Is(err, flow.ErrInfeasible) {
 		return fmt.Errorf("route: %w", err)
 	}

@@ -1,6 +1,7 @@
 package ntam
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -69,7 +70,8 @@ func TestSlowLinkDroppedAndStrandingRefused(t *testing.T) {
 		{"A", "X"}: 80, {"A", "Y"}: 100,
 		{"B", "X"}: 0, {"B", "Y"}: 80,
 	})
-	p := Problem{Supplies: amounts("A", 0.5, "B", 0.5), Demands: amounts("X", 0.5, "Y", 0.5), Delay: d}
+	sup, dem := amounts("A", 0.5, "B", 0.5), amounts("X", 0.5, "Y", 0.5)
+	p := Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, d)}
 
 	noFilter := DefaultConfig()
 	noFilter.DisableFilter = true
@@ -119,7 +121,7 @@ func TestFewSlowLinksRemovedTogether(t *testing.T) {
 		sup = append(sup, traffic.Amount{Node: n, Value: 0.2})
 		dem = append(dem, traffic.Amount{Node: n, Value: 0.2})
 	}
-	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: delays(m)})
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, delays(m))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,8 @@ func TestFewSlowLinksRemovedTogether(t *testing.T) {
 
 func TestMissingDelaysCostTheWorstMeasured(t *testing.T) {
 	d := delays(map[[2]string]float64{{"A", "X"}: 5})
-	sol, err := Solve(DefaultConfig(), Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", 0.5, "Y", 0.5), Delay: d})
+	sup, dem := amounts("A", 1.0), amounts("X", 0.5, "Y", 0.5)
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, d)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,9 +154,9 @@ func TestSolveRejectsBadAmounts(t *testing.T) {
 		name string
 		p    Problem
 	}{
-		{"empty supplies", Problem{Demands: amounts("X", 1.0), Delay: d}},
-		{"NaN demand", Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", math.NaN()), Delay: d}},
-		{"not summing to 1", Problem{Supplies: amounts("A", 0.5), Demands: amounts("X", 1.0), Delay: d}},
+		{"empty supplies", Problem{Demands: amounts("X", 1.0), Delay: ByName(nil, amounts("X", 1.0), d)}},
+		{"NaN demand", Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", math.NaN()), Delay: ByName(amounts("A", 1.0), amounts("X", math.NaN()), d)}},
+		{"not summing to 1", Problem{Supplies: amounts("A", 0.5), Demands: amounts("X", 1.0), Delay: ByName(amounts("A", 0.5), amounts("X", 1.0), d)}},
 	}
 	for _, tc := range cases {
 		if _, err := Solve(DefaultConfig(), tc.p); err == nil {
@@ -180,7 +183,7 @@ func TestSolveProperties(t *testing.T) {
 		}
 		sup := randomAmounts(rng, nodes, nu)
 		dem := randomAmounts(rng, nodes, nv)
-		p := Problem{Supplies: sup, Demands: dem, Delay: delays(m)}
+		p := Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, delays(m))}
 		sol, err := Solve(DefaultConfig(), p)
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
@@ -224,4 +227,34 @@ func randomAmounts(rng *rand.Rand, nodes []string, n int) []traffic.Amount {
 		as[i].Value /= sum
 	}
 	return as
+}
+
+// BenchmarkSolve times NTAM on one large component: 100 upstream and 100
+// downstream nodes, one link in ten slow.
+func BenchmarkSolve(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 100
+	sup, dem := make([]traffic.Amount, n), make([]traffic.Amount, n)
+	for i := range n {
+		sup[i] = traffic.Amount{Node: fmt.Sprintf("u%d", i), Value: 1 / float64(n)}
+		dem[i] = traffic.Amount{Node: fmt.Sprintf("u%d", (i+n/2)%(2*n)), Value: 0.5 + rng.Float64()}
+	}
+	dem = traffic.Normalize(dem)
+	delay := make([][]float64, n)
+	for i := range delay {
+		delay[i] = make([]float64, n)
+		for j := range delay[i] {
+			delay[i][j] = 0.2 + 1.8*rng.Float64()
+			if rng.IntN(10) == 0 {
+				delay[i][j] = 20 + 30*rng.Float64()
+			}
+		}
+	}
+	p := Problem{Supplies: sup, Demands: dem, Delay: func(i, j int) (float64, bool) { return delay[i][j], true }}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Solve(DefaultConfig(), p); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

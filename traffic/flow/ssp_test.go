@@ -1,31 +1,21 @@
 package flow
 
-import (
-	"errors"
-	"math"
-)
+import "math"
 
-// ErrInfeasible reports supplies that the network cannot deliver to the
-// demands.
-var ErrInfeasible = errors.New("the links cannot carry every supply to its demand")
-
-// ErrNegativeCost reports an arc with a negative cost, which successive
-// shortest paths with zero initial potentials does not support.
-var ErrNegativeCost = errors.New("arc costs must be non-negative")
-
-// MinCostFlow sends exactly amount units from s to t at the least total
-// cost, by successive shortest paths: Dijkstra over reduced costs with
+// minCostFlowSSP is the solver MinCostFlow replaced, kept as its test
+// oracle and benchmark baseline. It sends exactly amount units from s to t at the least total
+// cost by successive shortest paths: Dijkstra over reduced costs with
 // Johnson potentials (J. Edmonds and R. M. Karp, JACM 19(2), 1972), each path
 // augmented by its bottleneck. Arc costs must be non-negative. It returns the
 // total cost and leaves the flow on each arc; ErrInfeasible when less than
 // amount can be sent (the flow sent so far stays in the network).
-func (g *Network) MinCostFlow(s, t int, amount float64) (float64, error) {
+func (g *Network) minCostFlowSSP(s, t int, amount float64) (float64, error) {
 	for i := 0; i < len(g.arcs); i += 2 {
 		if g.arcs[i].cost < 0 {
 			return 0, ErrNegativeCost
 		}
 	}
-	n := len(g.adj)
+	n := g.nodes
 	sp := &shortestPaths{
 		potential: make([]float64, n),
 		dist:      make([]float64, n),
@@ -83,7 +73,7 @@ func (sp *shortestPaths) run(g *Network, s, t int) {
 	sp.dist[s] = 0
 	relax := func(u int) {
 		sp.done[u] = true
-		for _, id := range g.adj[u] {
+		for _, id := range g.adj(u) {
 			a := &g.arcs[id]
 			if a.capacity <= Epsilon || sp.done[a.to] {
 				continue
@@ -92,7 +82,7 @@ func (sp *shortestPaths) run(g *Network, s, t int) {
 			rc := max(a.cost+sp.potential[u]-sp.potential[a.to], 0)
 			if nd := sp.dist[u] + rc; nd < sp.dist[a.to] {
 				sp.dist[a.to] = nd
-				sp.prevArc[a.to] = id
+				sp.prevArc[a.to] = int(id)
 				if !sp.dense {
 					sp.heap.push(distItem{a.to, nd})
 				}

@@ -1,0 +1,70 @@
+package traffic
+
+import "math"
+
+// delayTable holds the measured node-to-node delays by node number. A
+// cluster that measures most pairs (the blackbox probes' full mesh) gets a
+// dense matrix, read in a nanosecond; a sparse set of measurements keeps a
+// map, so memory stays proportional to what was measured.
+type delayTable struct {
+	ids    map[string]int32
+	n      int
+	dense  []float64 // n×n, NaN where unmeasured; nil when sparse
+	sparse map[uint64]float64
+}
+
+func newDelayTable(nodes []Node, delays []Delay) delayTable {
+	t := delayTable{ids: make(map[string]int32, len(nodes)), n: len(nodes)}
+	for i, n := range nodes {
+		t.ids[n.Name] = int32(i)
+	}
+	// Dense when the matrix is at most four times the measurements.
+	if 4*len(delays) >= t.n*t.n {
+		t.dense = make([]float64, t.n*t.n)
+		for i := range t.dense {
+			t.dense[i] = math.NaN()
+		}
+		for _, d := range delays {
+			t.dense[int(t.ids[d.From])*t.n+int(t.ids[d.To])] = d.Ms
+		}
+		return t
+	}
+	t.sparse = make(map[uint64]float64, len(delays))
+	for _, d := range delays {
+		t.sparse[pairKey(t.ids[d.From], t.ids[d.To])] = d.Ms
+	}
+	return t
+}
+
+func pairKey(from, to int32) uint64 { return uint64(uint32(from))<<32 | uint64(uint32(to)) }
+
+// id is a node's number, or −1 for a node the snapshot does not list.
+func (t delayTable) id(name string) int32 {
+	if i, ok := t.ids[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// lookup returns the measured delay, 0 from a node to itself unless
+// measured, and false when unmeasured or a node is unknown.
+func (t delayTable) lookup(from, to int32) (float64, bool) {
+	if from < 0 || to < 0 {
+		return 0, false
+	}
+	var d float64
+	var ok bool
+	if t.dense != nil {
+		d = t.dense[int(from)*t.n+int(to)]
+		ok = !math.IsNaN(d)
+	} else {
+		d, ok = t.sparse[pairKey(from, to)]
+	}
+	if ok {
+		return d, true
+	}
+	if from == to {
+		return 0, true
+	}
+	return 0, false
+}
