@@ -1,6 +1,9 @@
 package traffic
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // delayTable holds the measured node-to-node delays by node number. A
 // cluster that measures most pairs (the blackbox probes' full mesh) gets a
@@ -13,7 +16,7 @@ type delayTable struct {
 	sparse map[uint64]float64
 }
 
-func newDelayTable(nodes []Node, delays []Delay) delayTable {
+func newDelayTable(nodes []Node, delays []Delay) (delayTable, error) {
 	t := delayTable{ids: make(map[string]int32, len(nodes)), n: len(nodes)}
 	for i, n := range nodes {
 		t.ids[n.Name] = int32(i)
@@ -24,16 +27,27 @@ func newDelayTable(nodes []Node, delays []Delay) delayTable {
 		for i := range t.dense {
 			t.dense[i] = math.NaN()
 		}
-		for _, d := range delays {
-			t.dense[int(t.ids[d.From])*t.n+int(t.ids[d.To])] = d.Ms
+	} else {
+		t.sparse = make(map[uint64]float64, len(delays))
+	}
+	for i, d := range delays {
+		from, okFrom := t.ids[d.From]
+		to, okTo := t.ids[d.To]
+		switch {
+		case !okFrom:
+			return delayTable{}, &FieldError{Field: fmt.Sprintf("delays[%d].from", i), Value: d.From, Reason: "unknown node"}
+		case !okTo:
+			return delayTable{}, &FieldError{Field: fmt.Sprintf("delays[%d].to", i), Value: d.To, Reason: "unknown node"}
+		case math.IsNaN(d.Ms) || math.IsInf(d.Ms, 0) || d.Ms < 0:
+			return delayTable{}, &FieldError{Field: fmt.Sprintf("delays[%d].ms", i), Value: d.Ms, Reason: "must be a finite number ≥ 0"}
 		}
-		return t
+		if t.dense != nil {
+			t.dense[int(from)*t.n+int(to)] = d.Ms
+		} else {
+			t.sparse[pairKey(from, to)] = d.Ms
+		}
 	}
-	t.sparse = make(map[uint64]float64, len(delays))
-	for _, d := range delays {
-		t.sparse[pairKey(t.ids[d.From], t.ids[d.To])] = d.Ms
-	}
-	return t
+	return t, nil
 }
 
 func pairKey(from, to int32) uint64 { return uint64(uint32(from))<<32 | uint64(uint32(to)) }

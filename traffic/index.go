@@ -51,13 +51,17 @@ type Index struct {
 
 // NewIndex validates s and indexes it.
 func NewIndex(s Snapshot) (*Index, error) {
-	if err := s.Validate(); err != nil {
+	if err := s.validateAllButDelays(); err != nil {
+		return nil, err
+	}
+	delays, err := newDelayTable(s.Nodes, s.Delays)
+	if err != nil {
 		return nil, err
 	}
 	x := &Index{
 		Snapshot: s,
 		nodes:    make(map[string]Node, len(s.Nodes)),
-		delays:   newDelayTable(s.Nodes, s.Delays),
+		delays:   delays,
 		groups:   make(map[string][]Group),
 		callsTo:  make(map[string][]Call),
 		replicas: make(map[string]Replica, len(s.Replicas)),
@@ -72,9 +76,20 @@ func NewIndex(s Snapshot) (*Index, error) {
 	for _, c := range s.Calls {
 		x.callsTo[c.To] = append(x.callsTo[c.To], c)
 	}
-	byGroup := make(map[[2]string][]Replica)
+	// Count each group first, so its replicas go into one allocation of
+	// the right size instead of a slice grown replica by replica.
+	size := make(map[[2]string]int)
 	for _, r := range s.Replicas {
 		x.replicas[r.Name] = r
+		if r.Ready && x.nodes[r.Node].Ready {
+			size[[2]string{r.Component, r.Node}]++
+		}
+	}
+	byGroup := make(map[[2]string][]Replica, len(size))
+	for k, n := range size {
+		byGroup[k] = make([]Replica, 0, n)
+	}
+	for _, r := range s.Replicas {
 		if r.Ready && x.nodes[r.Node].Ready {
 			k := [2]string{r.Component, r.Node}
 			byGroup[k] = append(byGroup[k], r)

@@ -59,13 +59,13 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 		worst = 1
 	}
 	nu, nd := len(ups), len(downs)
-	g := flow.NewNetworkSized(nu+nd+2, nu+nd+nu*nd)
-	src, sink := nu+nd, nu+nd+1
+	g := flow.NewNetworkSized(nu+nd, nu*nd)
+	balance := make([]float64, nu+nd) // each replica's supply, or demand as a negative
 	for i, u := range ups {
-		g.AddArc(src, i, u.amount, 0)
+		balance[i] = u.amount
 	}
 	for j, d := range downs {
-		g.AddArc(nu+j, sink, d.amount, 0)
+		balance[nu+j] = -d.amount
 	}
 	type arcAt struct{ id, u, d int }
 	arcs := make([]arcAt, 0, nu*nd)
@@ -78,7 +78,7 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 			arcs = append(arcs, arcAt{g.AddArc(i, nu+j, flow.Inf, c), i, j})
 		}
 	}
-	if _, err := g.MinCostFlow(src, sink, 1); err != nil {
+	if _, err := g.Transship(balance); err != nil {
 		return traffic.Route{}, false, fmt.Errorf("LATA min-cost flow: %w", err)
 	}
 	byNode := make(map[string]map[string]float64)

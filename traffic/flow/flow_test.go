@@ -265,3 +265,15 @@ func TestMaxFlowWithAntiparallelArcsHasMinCutCertificate(t *testing.T) {
 		}
 	}
 }
+
+// A path of unbounded arcs has no maximum flow; Dinic's loop must stop
+// rather than push Inf forever.
+func TestMaxFlowUnboundedPath(t *testing.T) {
+	g := NewNetwork(3)
+	g.AddArc(0, 1, Inf, 0)
+	g.AddArc(1, 2, Inf, 0)
+	g.AddArc(0, 2, 1, 0)
+	if got := g.MaxFlow(0, 2); !math.IsInf(got, 1) {
+		t.Errorf("MaxFlow = %v, want +Inf", got)
+	}
+}

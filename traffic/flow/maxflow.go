@@ -1,10 +1,13 @@
 package flow
 
+import "math"
+
 // MaxFlow pushes as much flow from s to t as the capacities allow and returns
 // its value, using Dinic's algorithm (E. A. Dinic, "Algorithm for solution of
 // a problem of maximum flow in a network with power estimation", Soviet Math.
 // Doklady 11, 1970): breadth-first levels, then blocking flows along
 // level-increasing paths. The flow on each arc is left in the network.
+// A path of unbounded arcs from s to t makes the maximum Inf.
 func (g *Network) MaxFlow(s, t int) float64 {
 	if s == t {
 		return 0
@@ -20,6 +23,9 @@ func (g *Network) MaxFlow(s, t int) float64 {
 		}
 		for {
 			pushed := g.blockingPush(s, t, Inf, level, next)
+			if math.IsInf(pushed, 1) {
+				return Inf // a path of unbounded arcs: no maximum
+			}
 			if pushed <= Epsilon {
 				break
 			}

@@ -75,7 +75,7 @@ func (g *Network) Transship(supplies []float64) (float64, error) {
 
 func (g *Network) solveSimplex(supplies []float64, amount float64) (float64, error) {
 	ns := newSimplex(g, supplies)
-	ns.greedyStart(supplies)
+	ns.crash(supplies)
 	ns.solve()
 	// An artificial arc still carrying flow is supply no real path took.
 	for u := range ns.n {
@@ -198,113 +198,55 @@ func (ns *simplex) solve() {
 	}
 }
 
-// greedyStart replaces the all-artificial starting tree by the least-cost
-// greedy solution when the problem is a transportation problem (every arc
-// uncapacitated and running from a supply straight to a demand): each
-// supply in turn fills the cheapest demands it reaches, each step using up
-// the supply or the demand. Those steps form a forest; each of its trees
-// hangs from the root by an artificial arc with no flow pointing up, which
-// keeps the tree strongly feasible and the artificial arcs empty for good
-// (nothing can leave the root). Starting from a near-optimal basis, the
-// simplex needs a few pivots per node instead of several dozen. When the
-// greedy cannot place every supply the artificial start stays.
-func (ns *simplex) greedyStart(supplies []float64) {
-	n, m, root := ns.n, ns.m, int32(ns.n)
+// crash pivots the least-cost greedy solution into the all-artificial
+// starting tree before pricing begins. Each supply in turn fills the
+// cheapest demands its uncapacitated arcs reach directly, each step using
+// up the supply or the demand (on a transportation problem that is nearly the optimum);
+// each step's arc then enters the basis by an ordinary pivot, if its
+// reduced cost still says it lowers the cost. Because these are ordinary
+// pivots, the tree stays strongly feasible, and supply the greedy could not
+// place simply stays on artificial arcs for pricing to move. Starting from
+// there, the simplex needs a few pivots per node instead of a few dozen, and
+// each crash pivot is cheap: its cycle runs through the root and two nodes.
+func (ns *simplex) crash(supplies []float64) {
+	n, m := ns.n, ns.m
 	scale := 0.0
 	for _, b := range supplies {
 		scale += math.Abs(b)
 	}
 	eps := Epsilon * max(1, scale)
+	// Arcs by tail, in one allocation.
 	start := make([]int32, n+1)
 	for e := range m {
-		if !math.IsInf(ns.capacity[e], 1) {
-			return
-		}
 		start[ns.src[e]+1]++
 	}
 	for u := range n {
 		start[u+1] += start[u]
 	}
 	out := make([]int32, m)
-	fill := slices.Clone(start)
+	fill := slices.Clone(start[:n])
 	for e := range m {
 		out[fill[ns.src[e]]] = int32(e)
 		fill[ns.src[e]]++
 	}
 	rem := slices.Clone(supplies)
-	type step struct {
-		arc  int32
-		flow float64
-	}
-	var steps []step
 	for u := range n {
 		for rem[u] > eps {
 			best := int32(-1)
 			for _, e := range out[start[u]:start[u+1]] {
-				if rem[ns.dst[e]] < -eps && (best < 0 || ns.cost[e] < ns.cost[best]) {
+				if rem[ns.dst[e]] < -eps && math.IsInf(ns.capacity[e], 1) && (best < 0 || ns.cost[e] < ns.cost[best]) {
 					best = e
 				}
 			}
 			if best < 0 {
-				return
+				break // the rest of u's supply is left to pricing
 			}
 			v := ns.dst[best]
 			x := min(rem[u], -rem[v])
 			rem[u] -= x
 			rem[v] += x
-			steps = append(steps, step{best, x})
-		}
-	}
-	for _, r := range rem {
-		if math.Abs(r) > eps {
-			return
-		}
-	}
-
-	// The greedy placed everything: rebuild the tree from its steps.
-	incident := make([][]int32, n)
-	for _, st := range steps {
-		ns.flow[st.arc], ns.state[st.arc] = st.flow, inTree
-		incident[ns.src[st.arc]] = append(incident[ns.src[st.arc]], st.arc)
-		incident[ns.dst[st.arc]] = append(incident[ns.dst[st.arc]], st.arc)
-	}
-	ns.child[root] = -1
-	for u := range n {
-		e := m + u
-		ns.src[e], ns.dst[e], ns.cost[e], ns.flow[e], ns.state[e] = int32(u), root, 0, 0, atLower
-		ns.child[u], ns.next[u], ns.prev[u] = -1, -1, -1
-	}
-	seen := make([]bool, n)
-	for r := range int32(n) {
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		ns.parent[r], ns.pred[r], ns.up[r], ns.depth[r], ns.pi[r] = root, int32(m)+r, true, 1, 0
-		ns.state[int32(m)+r] = inTree
-		ns.attach(r, root)
-		ns.stack = append(ns.stack[:0], r)
-		for len(ns.stack) > 0 {
-			w := ns.stack[len(ns.stack)-1]
-			ns.stack = ns.stack[:len(ns.stack)-1]
-			for _, e := range incident[w] {
-				other, up := ns.dst[e], false
-				if other == w {
-					other, up = ns.src[e], true
-				}
-				if seen[other] {
-					continue
-				}
-				seen[other] = true
-				// Tree arcs have reduced cost 0: cost + π(src) − π(dst) = 0.
-				if up {
-					ns.pi[other] = ns.pi[w] - ns.cost[e]
-				} else {
-					ns.pi[other] = ns.pi[w] + ns.cost[e]
-				}
-				ns.parent[other], ns.pred[other], ns.up[other], ns.depth[other] = w, e, up, ns.depth[w]+1
-				ns.attach(other, w)
-				ns.stack = append(ns.stack, other)
+			if ns.state[best] != inTree && float64(ns.state[best])*(ns.cost[best]+ns.pi[u]-ns.pi[v]) < -ns.costEps {
+				ns.pivot(int(best))
 			}
 		}
 	}

@@ -48,6 +48,7 @@ type link struct {
 	u, v      int // indexes into supplies and demands
 	delay     float64
 	estimated bool
+	local     bool // both ends on one node: never slow
 }
 
 const tolerance = 1e-9
@@ -137,7 +138,7 @@ func buildLinks(p Problem, sol *Solution) []link {
 			if !ok {
 				estimated++
 			}
-			links = append(links, link{u: i, v: j, delay: ms, estimated: !ok})
+			links = append(links, link{u: i, v: j, delay: ms, estimated: !ok, local: s.Node == d.Node})
 		}
 	}
 	if !anyKnown {
@@ -160,7 +161,7 @@ func buildLinks(p Problem, sol *Solution) []link {
 func slowLinks(p Problem, links []link, sol *Solution) []int {
 	interDelays := make([]float64, 0, len(links))
 	for _, l := range links {
-		if p.Supplies[l.u].Node != p.Demands[l.v].Node {
+		if !l.local {
 			interDelays = append(interDelays, l.delay)
 		}
 	}
@@ -170,7 +171,7 @@ func slowLinks(p Problem, links []link, sol *Solution) []int {
 	}
 	var slow []int
 	for i, l := range links {
-		if p.Supplies[l.u].Node != p.Demands[l.v].Node && l.delay >= cut {
+		if !l.local && l.delay >= cut {
 			slow = append(slow, i)
 		}
 	}

@@ -251,10 +251,16 @@ func BenchmarkSolve(b *testing.B) {
 		}
 	}
 	p := Problem{Supplies: sup, Demands: dem, Delay: func(i, j int) (float64, bool) { return delay[i][j], true }}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Solve(DefaultConfig(), p); err != nil {
-			b.Fatal(err)
-		}
+	for _, filter := range []bool{true, false} {
+		b.Run(fmt.Sprintf("filter=%v", filter), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.DisableFilter = !filter
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Solve(cfg, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
