@@ -61,7 +61,10 @@ fmt-check:
 
 ## bench: the benchmarks quoted in the README
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./traffic/allocate ./loadtest/emulator
+	mkdir -p out
+	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./traffic/flow ./traffic/ntam ./traffic/allocate ./loadtest/emulator > out/bench.txt
+	$(GO) run ./hack/benchtable < out/bench.txt
+	@echo "(raw output: out/bench.txt)"
 
 ## proto: regenerate the KEDA external scaler stubs from proto/
 proto:

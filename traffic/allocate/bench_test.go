@@ -5,47 +5,41 @@ import (
 	"testing"
 )
 
-// BenchmarkCycle times one full allocation cycle (every component) as the
-// cluster grows, HEART's node grouping beside LATA's per-replica
-// formulation and ARTT. Replicas, nodes and components grow together:
-// 100/5/5, 400/20/5, 1,000/50/10 and 10,000/500/100.
+// BenchmarkCycle times one full allocation cycle (every component), HEART
+// beside ARTT and LATA, in two topologies:
+//
+//   - spread: replicas, nodes and components grow together (100/5/5,
+//     400/20/5, 1,000/50/10, 10,000/500/100) and each component spreads over
+//     every node it can, down to one pod per node at 10,000, where grouping
+//     by node saves HEART nothing;
+//   - span20: components of a fixed shape (100 replicas on 20 nodes) are
+//     added, 1,000 to 10,000 replicas on 50 to 500 nodes, so the work per
+//     component is constant and a cycle should grow linearly.
+//
+// make bench turns the output into the README's table (hack/benchtable).
 func BenchmarkCycle(b *testing.B) {
-	sizes := []struct{ replicas, nodes, components int }{
-		{100, 5, 5}, {400, 20, 5}, {1000, 50, 10}, {10000, 500, 100},
+	type size struct{ replicas, nodes, components, span int }
+	topologies := []struct {
+		name  string
+		sizes []size
+	}{
+		{"spread", []size{{100, 5, 5, 5}, {400, 20, 5, 20}, {1000, 50, 10, 50}, {10000, 500, 100, 500}}},
+		{"span20", []size{{1000, 50, 10, 20}, {3000, 150, 30, 20}, {10000, 500, 100, 20}}},
 	}
-	for _, size := range sizes {
-		s := chainCluster(1, size.nodes, size.components, size.replicas/size.components)
-		for _, name := range []string{"heart", "artt", "lata"} {
-			b.Run(fmt.Sprintf("replicas=%d/nodes=%d/policy=%s", size.replicas, size.nodes, name), func(b *testing.B) {
-				p := mustPolicy(b, name, DefaultOptions())
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := p.Allocate(s); err != nil {
-						b.Fatal(err)
+	for _, topo := range topologies {
+		for _, sz := range topo.sizes {
+			s := chainClusterSpan(1, sz.nodes, sz.components, sz.replicas/sz.components, sz.span)
+			for _, name := range []string{"heart", "artt", "lata"} {
+				b.Run(fmt.Sprintf("topology=%s/replicas=%d/nodes=%d/policy=%s", topo.name, sz.replicas, sz.nodes, name), func(b *testing.B) {
+					p := mustPolicy(b, name, DefaultOptions())
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := p.Allocate(s); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-			})
-		}
-	}
-}
-
-// BenchmarkCycleFixedSpan grows the cluster by adding components of a fixed
-// shape (100 replicas each, spread over 20 nodes): 1,000 to 10,000 replicas
-// on 50 to 500 nodes. The work per component is then constant, so a cycle
-// should grow linearly with the number of components.
-func BenchmarkCycleFixedSpan(b *testing.B) {
-	for _, size := range []struct{ components, nodes int }{{10, 50}, {30, 150}, {100, 500}} {
-		s := chainClusterSpan(1, size.nodes, size.components, 100, 20)
-		for _, name := range []string{"heart", "lata"} {
-			b.Run(fmt.Sprintf("replicas=%d/nodes=%d/policy=%s", 100*size.components, size.nodes, name), func(b *testing.B) {
-				p := mustPolicy(b, name, DefaultOptions())
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := p.Allocate(s); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

@@ -69,9 +69,19 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 	}
 	type arcAt struct{ id, u, d int }
 	arcs := make([]arcAt, 0, nu*nd)
-	for i, u := range ups {
-		for j, d := range downs {
-			c, ok := x.Delay(u.node, d.node)
+	// Node names resolved once per replica, as HEART resolves them once per
+	// group: the comparison is of the formulations, not of lookups.
+	at := func(rs []rep) []traffic.Amount {
+		out := make([]traffic.Amount, len(rs))
+		for i, r := range rs {
+			out[i].Node = r.node
+		}
+		return out
+	}
+	delay := x.DelaysBetween(at(ups), at(downs))
+	for i := range ups {
+		for j := range downs {
+			c, ok := delay(i, j)
 			if !ok {
 				c = worst
 			}

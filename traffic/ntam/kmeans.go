@@ -1,16 +1,36 @@
 package ntam
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // splitTwoMeans partitions values into a low and a high cluster with exact
-// one-dimensional k-means for k = 2: in one dimension the optimal clusters
-// are contiguous in sorted order, so trying every split point of the sorted
-// values and keeping the one with the least within-cluster sum of squares
-// finds the global optimum (no random restarts, unlike Lloyd's algorithm).
-// It returns the smallest value of the high cluster, or ok = false when the
-// values do not split (fewer than two distinct values). Ties between split
-// points go to the earliest, so the result is deterministic.
+// one-dimensional k-means for k = 2: the optimal clusters are contiguous in
+// sorted order, so the split with the least within-cluster sum of squares
+// among all split points is the global optimum (no random restarts, unlike
+// Lloyd's algorithm). It returns the smallest value of the high cluster, or
+// ok = false when the values do not split (fewer than two distinct values).
+// Ties between split points go to the earliest, so the result is
+// deterministic.
+//
+// Sorting every link's delay each cycle was most of the slow-link filter's
+// cost on a large component, so large inputs go through bucketedTwoMeans,
+// which sorts only the few value ranges where the optimum can lie.
 func splitTwoMeans(values []float64) (cut float64, ok bool) {
+	if len(values) > bucketedAbove {
+		if cut, ok, done := bucketedTwoMeans(values); done {
+			return cut, ok
+		}
+	}
+	return sortedTwoMeans(values)
+}
+
+// bucketedAbove is the input size from which bucketing pays for itself.
+const bucketedAbove = 256
+
+// sortedTwoMeans tries every split point of the sorted values.
+func sortedTwoMeans(values []float64) (cut float64, ok bool) {
 	if len(values) < 2 {
 		return 0, false
 	}
@@ -23,17 +43,13 @@ func splitTwoMeans(values []float64) (cut float64, ok bool) {
 		prefix[i+1] = prefix[i] + x
 		prefixSq[i+1] = prefixSq[i] + x*x
 	}
-	sse := func(lo, hi int) float64 { // values xs[lo:hi]
-		m := float64(hi - lo)
-		s := prefix[hi] - prefix[lo]
-		return prefixSq[hi] - prefixSq[lo] - s*s/m
-	}
 	best, bestAt := 0.0, -1
 	for i := 1; i < n; i++ {
 		if xs[i] == xs[i-1] {
 			continue // a split must separate distinct values
 		}
-		if c := sse(0, i) + sse(i, n); bestAt < 0 || c < best {
+		c := sse(prefix[i], prefixSq[i], float64(i)) + sse(prefix[n]-prefix[i], prefixSq[n]-prefixSq[i], float64(n-i))
+		if bestAt < 0 || c < best {
 			best, bestAt = c, i
 		}
 	}
@@ -41,4 +57,125 @@ func splitTwoMeans(values []float64) (cut float64, ok bool) {
 		return 0, false
 	}
 	return xs[bestAt], true
+}
+
+// sse is the sum of squared deviations from the mean of count values with
+// the given sum and sum of squares.
+func sse(sum, sumSq, count float64) float64 {
+	return sumSq - sum*sum/count
+}
+
+// bucketedTwoMeans finds the same optimum without sorting everything. At
+// the optimum every value is nearest its own cluster's mean (else moving it
+// would lower the sum of squares), so the split threshold t, halfway
+// between the two means, lies between the low cluster's largest value and
+// the high cluster's smallest. The values go into equal-width buckets, each
+// keeping its count, sum and sum of squares. A split between two buckets is
+// evaluated from those sums directly. A split inside bucket b bounds the
+// means: the low mean lies between the mean of the buckets before b and the
+// mean of those and b together, the high mean likewise, so t lies in an
+// interval that must meet b's own range of values; only the buckets where
+// it does (usually one or two) are sorted and their inner splits tried.
+// Candidates are visited in sorted order and ties go to the earliest, as in
+// sortedTwoMeans. done is false when the values cannot be bucketed (a
+// non-finite value), and the caller sorts.
+func bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
+	n := len(values)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range values {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, false, false
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if lo == hi {
+		return 0, false, true
+	}
+	type bucket struct {
+		count          int
+		sum, sumSq     float64
+		lowest, highest float64
+		values         []float64
+	}
+	nb := n / 8
+	buckets := make([]bucket, nb)
+	width := (hi - lo) / float64(nb)
+	index := func(x float64) int { return min(int((x-lo)/width), nb-1) }
+	for i := range buckets {
+		buckets[i].lowest, buckets[i].highest = math.Inf(1), math.Inf(-1)
+	}
+	for _, x := range values {
+		b := &buckets[index(x)]
+		b.count++
+		b.sum += x
+		b.sumSq += x * x
+		b.lowest, b.highest = min(b.lowest, x), max(b.highest, x)
+	}
+	var total, totalSq float64
+	for _, b := range buckets {
+		total += b.sum
+		totalSq += b.sumSq
+	}
+	// A candidate is the first index of the high cluster in sorted order,
+	// with the sums of the values before it.
+	best, bestCut, found := 0.0, 0.0, false
+	consider := func(left int, leftSum, leftSq, cutValue float64) {
+		c := sse(leftSum, leftSq, float64(left)) + sse(total-leftSum, totalSq-leftSq, float64(n-left))
+		if !found || c < best {
+			best, bestCut, found = c, cutValue, true
+		}
+	}
+	// Which buckets may hold the split: mark them, then gather their values.
+	slack := 1e-12 * max(math.Abs(lo), math.Abs(hi), 1)
+	inner := make([]bool, nb)
+	var before, beforeSum float64
+	for i, b := range buckets {
+		if b.count >= 2 && b.lowest < b.highest {
+			afterCount := float64(n) - before - float64(b.count)
+			afterSum := total - beforeSum - b.sum
+			lowMin, lowMax := b.lowest, (beforeSum+b.sum)/(before+float64(b.count))
+			if before > 0 {
+				lowMin = beforeSum / before
+			}
+			highMin, highMax := (b.sum+afterSum)/(float64(b.count)+afterCount), b.highest
+			if afterCount > 0 {
+				highMax = afterSum / afterCount
+			}
+			tMin, tMax := (lowMin+highMin)/2, (lowMax+highMax)/2
+			inner[i] = tMax >= b.lowest-slack && tMin <= b.highest+slack
+		}
+		before += float64(b.count)
+		beforeSum += b.sum
+	}
+	for _, x := range values {
+		if i := index(x); inner[i] {
+			buckets[i].values = append(buckets[i].values, x)
+		}
+	}
+	left, leftSum, leftSq := 0, 0.0, 0.0
+	for i := range buckets {
+		b := &buckets[i]
+		if b.count == 0 {
+			continue
+		}
+		if left > 0 {
+			consider(left, leftSum, leftSq, b.lowest)
+		}
+		if inner[i] {
+			slices.Sort(b.values)
+			s, sq := leftSum, leftSq
+			for k := 1; k < len(b.values); k++ {
+				x := b.values[k-1]
+				s += x
+				sq += x * x
+				if b.values[k] != x {
+					consider(left+k, s, sq, b.values[k])
+				}
+			}
+		}
+		left += b.count
+		leftSum += b.sum
+		leftSq += b.sumSq
+	}
+	return bestCut, found, true
 }

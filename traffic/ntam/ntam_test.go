@@ -264,3 +264,83 @@ func BenchmarkSolve(b *testing.B) {
 		})
 	}
 }
+
+// withinSS is the two clusters' sum of squares when values ≥ cut are high.
+func withinSS(values []float64, cut float64) float64 {
+	var lo, hi []float64
+	for _, x := range values {
+		if x >= cut {
+			hi = append(hi, x)
+		} else {
+			lo = append(lo, x)
+		}
+	}
+	ss := func(xs []float64) float64 {
+		m := 0.0
+		for _, x := range xs {
+			m += x
+		}
+		m /= float64(len(xs))
+		s := 0.0
+		for _, x := range xs {
+			s += (x - m) * (x - m)
+		}
+		return s
+	}
+	return ss(lo) + ss(hi)
+}
+
+// The bucketed two-means must find the sorted search's optimum on inputs
+// of every shape: the same cut, or (on a near tie that rounding can tip) a
+// cut whose sum of squares is as low.
+func TestBucketedTwoMeansIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	shapes := map[string]func() float64{
+		"delays":      func() float64 { return map[bool]float64{true: 20 + 30*rng.Float64(), false: 0.2 + 1.8*rng.Float64()}[rng.IntN(10) == 0] },
+		"uniform":     func() float64 { return rng.Float64() * 100 },
+		"exponential": func() float64 { return rng.ExpFloat64() },
+		"few values":  func() float64 { return float64(rng.IntN(5)) },
+		"outlier":     func() float64 { return map[bool]float64{true: 1e6, false: rng.Float64()}[rng.IntN(2000) == 0] },
+		"three modes": func() float64 { return float64(rng.IntN(3))*10 + rng.NormFloat64() },
+	}
+	for name, draw := range shapes {
+		for trial := range 40 {
+			values := make([]float64, bucketedAbove+1+rng.IntN(5000))
+			for i := range values {
+				values[i] = draw()
+			}
+			want, wantOK := sortedTwoMeans(values)
+			got, gotOK := splitTwoMeans(values)
+			if gotOK != wantOK {
+				t.Fatalf("%s trial %d: ok %v, sorted search says %v", name, trial, gotOK, wantOK)
+			}
+			if !gotOK || got == want {
+				continue
+			}
+			if g, w := withinSS(values, got), withinSS(values, want); g > w*(1+1e-9) {
+				t.Fatalf("%s trial %d: cut %v (sum of squares %v), sorted search %v (%v)", name, trial, got, g, want, w)
+			}
+		}
+	}
+}
+
+func BenchmarkSplitTwoMeans(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 7))
+	values := make([]float64, 9900)
+	for i := range values {
+		values[i] = 0.2 + 1.8*rng.Float64()
+		if rng.IntN(10) == 0 {
+			values[i] = 20 + 30*rng.Float64()
+		}
+	}
+	b.Run("bucketed", func(b *testing.B) {
+		for b.Loop() {
+			splitTwoMeans(values)
+		}
+	})
+	b.Run("sorted", func(b *testing.B) {
+		for b.Loop() {
+			sortedTwoMeans(values)
+		}
+	})
+}
