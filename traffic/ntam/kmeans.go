@@ -92,10 +92,10 @@ func bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
 		return 0, false, true
 	}
 	type bucket struct {
-		count          int
-		sum, sumSq     float64
+		count           int
+		sum, sumSq      float64
 		lowest, highest float64
-		values         []float64
+		values          []float64
 	}
 	nb := n / 8
 	buckets := make([]bucket, nb)

@@ -296,7 +296,9 @@ func withinSS(values []float64, cut float64) float64 {
 func TestBucketedTwoMeansIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
 	shapes := map[string]func() float64{
-		"delays":      func() float64 { return map[bool]float64{true: 20 + 30*rng.Float64(), false: 0.2 + 1.8*rng.Float64()}[rng.IntN(10) == 0] },
+		"delays": func() float64 {
+			return map[bool]float64{true: 20 + 30*rng.Float64(), false: 0.2 + 1.8*rng.Float64()}[rng.IntN(10) == 0]
+		},
 		"uniform":     func() float64 { return rng.Float64() * 100 },
 		"exponential": func() float64 { return rng.ExpFloat64() },
 		"few values":  func() float64 { return float64(rng.IntN(5)) },
