@@ -295,17 +295,29 @@ func withinSS(values []float64, cut float64) float64 {
 // cut whose sum of squares is as low.
 func TestBucketedTwoMeansIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
-	shapes := map[string]func() float64{
-		"delays": func() float64 {
-			return map[bool]float64{true: 20 + 30*rng.Float64(), false: 0.2 + 1.8*rng.Float64()}[rng.IntN(10) == 0]
-		},
-		"uniform":     func() float64 { return rng.Float64() * 100 },
-		"exponential": func() float64 { return rng.ExpFloat64() },
-		"few values":  func() float64 { return float64(rng.IntN(5)) },
-		"outlier":     func() float64 { return map[bool]float64{true: 1e6, false: rng.Float64()}[rng.IntN(2000) == 0] },
-		"three modes": func() float64 { return float64(rng.IntN(3))*10 + rng.NormFloat64() },
+	shapes := []struct {
+		name string
+		draw func() float64
+	}{
+		{"delays", func() float64 {
+			if rng.IntN(10) == 0 {
+				return 20 + 30*rng.Float64()
+			}
+			return 0.2 + 1.8*rng.Float64()
+		}},
+		{"uniform", func() float64 { return rng.Float64() * 100 }},
+		{"exponential", func() float64 { return rng.ExpFloat64() }},
+		{"few values", func() float64 { return float64(rng.IntN(5)) }},
+		{"outlier", func() float64 {
+			if rng.IntN(2000) == 0 {
+				return 1e6
+			}
+			return rng.Float64()
+		}},
+		{"three modes", func() float64 { return float64(rng.IntN(3))*10 + rng.NormFloat64() }},
 	}
-	for name, draw := range shapes {
+	for _, shape := range shapes {
+		name, draw := shape.name, shape.draw
 		for trial := range 40 {
 			values := make([]float64, bucketedAbove+1+rng.IntN(5000))
 			for i := range values {
