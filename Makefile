@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench proto clean
+.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench bench-fleet proto clean
 
 all: build
 
@@ -65,6 +65,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./traffic/flow ./traffic/ntam ./traffic/allocate ./loadtest/emulator > out/bench.txt
 	$(GO) run ./hack/benchtable < out/bench.txt
 	@echo "(raw output: out/bench.txt)"
+
+## bench-fleet: artt-traffic at 10,000 pods on 500 nodes on envtest's kube-apiserver, with its own Prometheus
+## (builds the fleet through the API: several minutes)
+bench-fleet:
+	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" ARTT_FLEET=1 ARTT_REQUIRE_COMPONENTS=1 \
+		$(GO) test -count=1 -run TestFleetScale -v -timeout 30m ./traffic/controller
 
 ## proto: regenerate the KEDA external scaler stubs from proto/
 proto:

@@ -53,7 +53,7 @@ func BenchmarkGetMetrics(b *testing.B) {
 		server pb.ExternalScalerServer
 	}{
 		{"server=noop", noopScaler{}},
-		{"server=artt-cached", NewServer(Options{Source: fixedSource{Measurements{Demand: demand, CPU: cpu, CPURequest: 2}}, CacheTTL: time.Hour})},
+		{"server=artt-cached", NewServer(Options{Source: fixedSource{Measurements{Demand: demand, CPU: cpu, CPURequest: 2}}, CacheTTL: time.Hour, DefaultPrometheus: "http://prometheus.monitoring:9090"})},
 	}
 	for _, s := range servers {
 		b.Run(s.name, func(b *testing.B) {

@@ -16,7 +16,7 @@ import (
 // Prometheus is back the same scaler answers again without a restart.
 func TestPrometheusOutageIsUnavailableAndRecovers(t *testing.T) {
 	needProm(t)
-	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), CacheTTL: 100 * time.Millisecond}))
+	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), CacheTTL: 100 * time.Millisecond, Tenancy: openTenancy()}))
 	md := webMetadata(nil)
 	req := &pb.GetMetricsRequest{ScaledObjectRef: ref("outage", md), MetricName: "artt-load"}
 	ctx := context.Background()

@@ -27,6 +27,9 @@ type Options struct {
 	Source Fetcher
 	// DefaultPrometheus is used when a trigger names no prometheusAddress.
 	DefaultPrometheus string
+	// Tenancy limits what triggers may choose (default: only
+	// DefaultPrometheus, no query overrides).
+	Tenancy Tenancy
 	// CacheTTL is how long one round of queries answers every call for a
 	// trigger (default 5s; KEDA's GetMetrics and IsActive arrive together).
 	CacheTTL time.Duration
@@ -111,7 +114,14 @@ func (s *Server) lookup(ref *pb.ScaledObjectRef) (*pollEntry, error) {
 		return nil, status.Error(codes.InvalidArgument, "scaledObjectRef is missing")
 	}
 	e, err := s.cache.entry(ref.Namespace, ref.Name, ref.ScalerMetadata, func() (Spec, error) {
-		return ParseMetadata(ref.Namespace, ref.Name, ref.ScalerMetadata, s.opts.DefaultPrometheus)
+		spec, err := ParseMetadata(ref.Namespace, ref.Name, ref.ScalerMetadata, s.opts.DefaultPrometheus)
+		if err != nil {
+			return Spec{}, err
+		}
+		if err := s.opts.Tenancy.admit(ref.ScalerMetadata, spec, s.opts.DefaultPrometheus); err != nil {
+			return Spec{}, err
+		}
+		return spec, nil
 	})
 	if err != nil {
 		return nil, toStatus(err)

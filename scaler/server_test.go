@@ -58,6 +58,17 @@ func serveServer(t testing.TB, srv pb.ExternalScalerServer) pb.ExternalScalerCli
 	return pb.NewExternalScalerClient(conn)
 }
 
+// openTenancy lets the tests' triggers name the test Prometheus and run
+// their own queries (the production default allows neither).
+// http://127.0.0.1:9 is the closed port the tests use where no query runs.
+func openTenancy() Tenancy {
+	t := Tenancy{AllowQueryOverrides: true, AllowedPrometheus: []string{"http://127.0.0.1:9"}}
+	if prom != nil {
+		t.AllowedPrometheus = append(t.AllowedPrometheus, prom.URL)
+	}
+	return t
+}
+
 // webMetadata reads the "web" workload on a 1 s grid.
 func webMetadata(extra map[string]string) map[string]string {
 	md := map[string]string{
@@ -82,7 +93,7 @@ func TestGetMetricsReturnsValueFromPrometheusSeries(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	tel := NewTelemetry(reg)
 	src := &countingSource{Fetcher: NewPrometheusSource(tel.QueryObserver())}
-	client := serve(t, NewServer(Options{Source: src, Telemetry: tel}))
+	client := serve(t, NewServer(Options{Source: src, Telemetry: tel, Tenancy: openTenancy()}))
 	ctx := context.Background()
 
 	cases := []struct {
@@ -146,7 +157,7 @@ func TestGetMetricsReturnsValueFromPrometheusSeries(t *testing.T) {
 
 func TestActivation(t *testing.T) {
 	needProm(t)
-	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil)}))
+	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Tenancy: openTenancy()}))
 	cases := []struct {
 		name, workload, activation string
 		want                       bool
@@ -173,7 +184,7 @@ func TestActivation(t *testing.T) {
 }
 
 func TestBadMetadataIsInvalidArgumentNamingKeyAndValue(t *testing.T) {
-	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil)}))
+	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Tenancy: openTenancy()}))
 	base := map[string]string{"prometheusAddress": "http://127.0.0.1:9", "workload": "web"}
 	cases := []struct {
 		key, value string
@@ -224,7 +235,7 @@ func TestBadMetadataIsInvalidArgumentNamingKeyAndValue(t *testing.T) {
 
 func TestQueryProblemsAreReported(t *testing.T) {
 	needProm(t)
-	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil)}))
+	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Tenancy: openTenancy()}))
 	cases := []struct {
 		name string
 		md   map[string]string
@@ -259,7 +270,7 @@ func TestSameDataSameAnswerAcrossReplicasAndRestarts(t *testing.T) {
 	req := &pb.GetMetricsRequest{ScaledObjectRef: ref("web", md), MetricName: "artt-load"}
 
 	// The first replica has served many polls already; the second is new.
-	old := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Now: clock, CacheTTL: time.Nanosecond}))
+	old := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Now: clock, CacheTTL: time.Nanosecond, Tenancy: openTenancy()}))
 	for range 5 {
 		if _, err := old.GetMetrics(context.Background(), req); err != nil {
 			t.Fatal(err)
@@ -269,7 +280,7 @@ func TestSameDataSameAnswerAcrossReplicasAndRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Now: clock}))
+	fresh := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Now: clock, Tenancy: openTenancy()}))
 	b, err := fresh.GetMetrics(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +291,7 @@ func TestSameDataSameAnswerAcrossReplicasAndRestarts(t *testing.T) {
 }
 
 func TestMetricNameMismatchIsRefused(t *testing.T) {
-	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil)}))
+	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), Tenancy: openTenancy()}))
 	md := map[string]string{"prometheusAddress": "http://127.0.0.1:9"}
 	_, err := client.GetMetrics(context.Background(), &pb.GetMetricsRequest{ScaledObjectRef: ref("web", md), MetricName: "cpu"})
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "artt-load") {
@@ -294,7 +305,7 @@ func TestIdleStateIsDropped(t *testing.T) {
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
 	reg := prometheus.NewRegistry()
 	tel := NewTelemetry(reg)
-	srv := NewServer(Options{Source: NewPrometheusSource(nil), Now: clock, IdleTTL: time.Minute, Telemetry: tel})
+	srv := NewServer(Options{Source: NewPrometheusSource(nil), Now: clock, IdleTTL: time.Minute, Telemetry: tel, Tenancy: openTenancy()})
 	md := map[string]string{"prometheusAddress": "http://127.0.0.1:9"}
 	for _, name := range []string{"a", "b"} {
 		if _, err := srv.GetMetricSpec(context.Background(), ref(name, md)); err != nil {

@@ -94,7 +94,7 @@ func TestMutualTLSAndCertificateReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(reloader.TLSConfig())))
-	pb.RegisterExternalScalerServer(gs, NewServer(Options{Source: NewPrometheusSource(nil)}))
+	pb.RegisterExternalScalerServer(gs, NewServer(Options{Source: NewPrometheusSource(nil), Tenancy: openTenancy()}))
 	go func() { _ = gs.Serve(lis) }()
 	defer gs.Stop()
 

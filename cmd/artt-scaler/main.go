@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,6 +35,8 @@ import (
 
 type flags struct {
 	grpcAddress, httpAddress, prometheus   string
+	allowedPrometheus                      []string
+	allowQueryOverrides                    bool
 	tlsCert, tlsKey, tlsClientCA           string
 	cacheTTL, idleTTL, pushInterval, grace time.Duration
 	logLevel, logFormat                    string
@@ -48,6 +51,15 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.grpcAddress, "grpc-address", ":6000", "address of the gRPC server KEDA calls")
 	fs.StringVar(&f.httpAddress, "http-address", ":8080", "address serving /metrics, /healthz and /readyz")
 	fs.StringVar(&f.prometheus, "prometheus-address", "", "Prometheus URL used when a trigger sets no prometheusAddress")
+	fs.Func("allowed-prometheus", "a Prometheus base URL triggers may name in prometheusAddress (same scheme and host:port, a path at or below); repeat or separate with commas; default: only --prometheus-address", func(v string) error {
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				f.allowedPrometheus = append(f.allowedPrometheus, u)
+			}
+		}
+		return nil
+	})
+	fs.BoolVar(&f.allowQueryOverrides, "allow-query-overrides", false, "let triggers replace the PromQL queries (cpuUsageQuery, cpuRequestQuery, requestRateQuery); off, their authors cannot read other namespaces' series")
 	fs.StringVar(&f.tlsCert, "tls-cert-file", "", "server certificate (PEM); enables TLS; reloaded when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key-file", "", "server private key (PEM)")
 	fs.StringVar(&f.tlsClientCA, "tls-client-ca-file", "", "CA bundle (PEM) that client certificates must chain to; enables mutual TLS")
@@ -63,6 +75,20 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if *showVersion {
 		return f, errVersion
+	}
+	var bad []string
+	for _, u := range f.allowedPrometheus {
+		if err := scaler.CheckAllowedPrometheus(u); err != nil {
+			bad = append(bad, err.Error())
+		}
+	}
+	if len(bad) > 0 {
+		return f, fmt.Errorf("--allowed-prometheus: %s", strings.Join(bad, "; "))
+	}
+	if f.prometheus != "" {
+		if err := scaler.CheckAllowedPrometheus(f.prometheus); err != nil {
+			return f, fmt.Errorf("--prometheus-address: %w", err)
+		}
 	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return f, errors.New("--tls-cert-file and --tls-key-file go together")
@@ -112,6 +138,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	srv := scaler.NewServer(scaler.Options{
 		Source:            scaler.NewPrometheusSource(tel.QueryObserver()),
 		DefaultPrometheus: f.prometheus,
+		Tenancy:           scaler.Tenancy{AllowedPrometheus: f.allowedPrometheus, AllowQueryOverrides: f.allowQueryOverrides},
 		CacheTTL:          f.cacheTTL,
 		IdleTTL:           f.idleTTL,
 		PushInterval:      f.pushInterval,

@@ -22,10 +22,30 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--tls-cert-file=a.crt"}, "go together"},
 		{[]string{"--tls-client-ca-file=ca.crt"}, "needs --tls-cert-file"},
 		{[]string{"--cache-ttl=0s"}, "--cache-ttl = 0s"},
+		{[]string{"--allowed-prometheus=ftp://x"}, `--allowed-prometheus: "ftp://x"`},
+		{[]string{"--allowed-prometheus=http://p:9090?x=1"}, "no user, query or fragment"},
+		{[]string{"--prometheus-address=prometheus:9090"}, "--prometheus-address"},
 	} {
 		if _, err := parseFlags(c.args); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("parseFlags(%v) error %v, want %q", c.args, err, c.says)
 		}
+	}
+}
+
+func TestTenancyFlags(t *testing.T) {
+	f, err := parseFlags(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.allowQueryOverrides || len(f.allowedPrometheus) != 0 {
+		t.Errorf("defaults: overrides %v, allowed %v; want off and only --prometheus-address", f.allowQueryOverrides, f.allowedPrometheus)
+	}
+	f, err = parseFlags([]string{"--allowed-prometheus=http://a:9090, https://b:443/tenant", "--allowed-prometheus=http://c:1", "--allow-query-overrides"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"http://a:9090", "https://b:443/tenant", "http://c:1"}; strings.Join(f.allowedPrometheus, " ") != strings.Join(want, " ") || !f.allowQueryOverrides {
+		t.Errorf("allowed %v overrides %v, want %v and on", f.allowedPrometheus, f.allowQueryOverrides, want)
 	}
 }
 

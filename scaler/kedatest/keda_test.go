@@ -116,6 +116,9 @@ func startScaler(bin, dir, name string, extra ...string) (scalerProcess, error) 
 	args := append([]string{
 		"--grpc-address=" + grpcAddr, "--http-address=" + httpAddr,
 		"--prometheus-address=" + prom.URL, "--cache-ttl=100ms", "--push-interval=200ms", "--log-level=debug",
+		// The closed port below is allowed so that an unreachable
+		// Prometheus can be told from a refused one.
+		"--allowed-prometheus=" + prom.URL + ",http://127.0.0.1:1",
 	}, extra...)
 	cmd := exec.Command(bin, args...)
 	logFile, err := os.Create(filepath.Join(dir, name+".log"))
@@ -244,6 +247,8 @@ func TestKEDAClientSeesErrors(t *testing.T) {
 	}{
 		{"bad metadata names key and value", map[string]string{"maxThreshold": "eighty"}, []string{"InvalidArgument", `"maxThreshold"`, "eighty"}},
 		{"unreachable Prometheus is Unavailable", map[string]string{"prometheusAddress": "http://127.0.0.1:1"}, []string{"Unavailable"}},
+		{"a Prometheus not allowed is refused", map[string]string{"prometheusAddress": "http://127.0.0.1:2"}, []string{"InvalidArgument", `"prometheusAddress"`, "--allowed-prometheus"}},
+		{"a query override is refused", map[string]string{"cpuUsageQuery": "sum(up)"}, []string{"InvalidArgument", `"cpuUsageQuery"`, "--allow-query-overrides"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 // ARTT is forecast-driven shares, adjusted by health, routed by NTAM.
 type ARTT struct {
 	opts     Options
+	memo     *solutionMemo
 	forecast *traffic.PerComponent[*forecast.ComponentEstimator]
 	health   *traffic.PerComponent[*health.Tracker]
 	// The measurements the forecasts and the health trackers last learned
@@ -29,6 +30,7 @@ type ARTT struct {
 func NewARTT(opts Options) *ARTT {
 	return &ARTT{
 		opts:     opts,
+		memo:     newSolutionMemo(),
 		forecast: traffic.NewPerComponent(func() *forecast.ComponentEstimator { return forecast.NewComponent(opts.Forecast) }),
 		health:   traffic.NewPerComponent(func() *health.Tracker { return health.New(opts.Health) }),
 		last:     make(map[string]map[string]traffic.GroupShare),
@@ -139,11 +141,12 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		for i, g := range p.route.Groups {
 			demands[i] = traffic.Amount{Node: g.Node, Value: g.Share}
 		}
-		return routeGroups(x, p.route, p.groups, p.supplies, demands, a.opts.NTAM)
+		return routeGroups(x, a.memo, p.route, p.groups, p.supplies, demands, a.opts.NTAM)
 	})
 	if err != nil {
 		return traffic.Allocation{}, false, err
 	}
+	a.memo.forget(routed(routes))
 	return traffic.Allocation{Policy: "artt", Routes: routes}, changed, nil
 }
 

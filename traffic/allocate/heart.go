@@ -11,13 +11,14 @@ import (
 // HEART is ATPM's load shares routed by NTAM.
 type HEART struct {
 	opts     Options
+	memo     *solutionMemo
 	atpm     *traffic.PerComponent[*atpm.ComponentEstimator]
 	measured time.Time
 }
 
 // NewHEART returns HEART with empty estimates.
 func NewHEART(opts Options) *HEART {
-	return &HEART{opts: opts, atpm: traffic.NewPerComponent(func() *atpm.ComponentEstimator { return atpm.NewComponent(opts.ATPM) })}
+	return &HEART{opts: opts, memo: newSolutionMemo(), atpm: traffic.NewPerComponent(func() *atpm.ComponentEstimator { return atpm.NewComponent(opts.ATPM) })}
 }
 
 // Name is "heart".
@@ -49,15 +50,17 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 				Node: sh.Node, Replicas: sh.Replicas, Share: sh.Share, Load: sh.Load, Basis: sh.Basis,
 			})
 		}
-		return routeGroups(x, r, groups, supplies, demands, h.opts.NTAM)
+		return routeGroups(x, h.memo, r, groups, supplies, demands, h.opts.NTAM)
 	})
+	h.memo.forget(routed(routes))
 	return traffic.Allocation{Policy: "heart", Routes: routes}, err
 }
 
-// routeGroups runs NTAM for the demands and completes the route.
-func routeGroups(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies, demands []traffic.Amount, cfg ntam.Config) (traffic.Route, bool, error) {
+// routeGroups runs NTAM for the demands (or recalls its answer to the same
+// problem) and completes the route.
+func routeGroups(x *traffic.Index, memo *solutionMemo, r traffic.Route, groups []traffic.Group, supplies, demands []traffic.Amount, cfg ntam.Config) (traffic.Route, bool, error) {
 	demands = traffic.Normalize(demands)
-	sol, err := ntam.Solve(cfg, ntam.Problem{Supplies: supplies, Demands: demands, Delay: x.DelaysBetween(supplies, demands)})
+	sol, err := memo.solve(r.Component, cfg, ntam.Problem{Supplies: supplies, Demands: demands, Delay: x.DelaysBetween(supplies, demands)})
 	if err != nil {
 		return traffic.Route{}, false, err
 	}
@@ -65,4 +68,13 @@ func routeGroups(x *traffic.Index, r traffic.Route, groups []traffic.Group, supp
 	r.Notes = append(r.Notes, sol.Notes...)
 	finish(x, &r, groups)
 	return r, true, nil
+}
+
+// routed is the set of components the routes cover.
+func routed(routes []traffic.Route) map[string]bool {
+	out := make(map[string]bool, len(routes))
+	for _, r := range routes {
+		out[r.Component] = true
+	}
+	return out
 }

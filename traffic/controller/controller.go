@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -143,6 +144,12 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 }
 
+// writeConcurrency bounds the DestinationRule writes in flight at once.
+// Each is one server-side apply, answered in tens of milliseconds; a fleet's
+// first cycle writes a rule per component, and one at a time that is
+// seconds. The apiserver's priority and fairness governs beyond this.
+const writeConcurrency = 8
+
 // trigger is why a reconciliation runs.
 type trigger string
 
@@ -228,8 +235,10 @@ func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.Destina
 		return st, nil, fmt.Errorf("list deployments: %w", err)
 	}
 	st.deployments = deps.Items
+	// The lists are read, never modified: the cache's objects are used as
+	// they are instead of deep-copying ten thousand pods every cycle.
 	var nodes corev1.NodeList
-	if err := c.client.List(ctx, &nodes); err != nil {
+	if err := c.client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return st, nil, fmt.Errorf("list nodes: %w", err)
 	}
 	st.nodes = nodes.Items
@@ -240,7 +249,7 @@ func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.Destina
 	var rules []*networkingv1.DestinationRule
 	for ns := range namespaces {
 		var pods corev1.PodList
-		if err := c.client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+		if err := c.client.List(ctx, &pods, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 			return st, nil, fmt.Errorf("list pods in %s: %w", ns, err)
 		}
 		st.pods = append(st.pods, pods.Items...)
@@ -270,8 +279,11 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		c.last = m
 		c.tel.promUp.Set(1)
 		c.tel.lastCollect.Set(float64(start.Unix()))
+		c.tel.phase.WithLabelValues("collect").Observe(c.opts.Now().Sub(start).Seconds())
 	}
+	readStart := c.opts.Now()
 	st, rules, err := c.read(ctx)
+	c.tel.phase.WithLabelValues("read").Observe(c.opts.Now().Sub(readStart).Seconds())
 	if err != nil {
 		c.log.Error("reading the cluster failed: keeping the last routing", "error", err)
 		return
@@ -279,12 +291,14 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	if c.opts.LabelNodes {
 		c.labelNodes(ctx, st.nodes)
 	}
+	allocStart := c.opts.Now()
 	snap, comps := snapshot(st, c.last, start)
 	var alloc traffic.Allocation
 	if why == protection {
 		var changed bool
 		alloc, changed, err = c.protector.Protect(snap)
 		if err == nil && !changed {
+			c.tel.phase.WithLabelValues("allocate").Observe(c.opts.Now().Sub(allocStart).Seconds())
 			c.tel.cycle.WithLabelValues(string(why)).Observe(c.opts.Now().Sub(start).Seconds())
 			return
 		}
@@ -294,6 +308,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	} else {
 		alloc, err = c.policy.Allocate(snap)
 	}
+	c.tel.phase.WithLabelValues("allocate").Observe(c.opts.Now().Sub(allocStart).Seconds())
 	if err != nil {
 		c.tel.allocErrs.Inc()
 		c.log.Error("allocation failed: keeping the last routing", "error", err)
@@ -307,8 +322,12 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		l := localities[node]
 		return l, l != ""
 	}
+	writeStart := c.opts.Now()
 	c.tel.share.Reset()
 	results := map[writeResult]int{}
+	var mu sync.Mutex // guards results
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, writeConcurrency)
 	for _, r := range alloc.Routes {
 		comp := comps[r.Component]
 		for _, g := range r.Groups {
@@ -322,22 +341,32 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			continue
 		}
 		t := chooseTarget(rules, comp)
-		res, err := c.writer.write(ctx, t, comp, ds, c.opts.DryRun)
-		c.tel.writes.WithLabelValues(string(res)).Inc()
-		results[res]++
-		logArgs := []any{"component", r.Component, "destinationRule", t.namespace + "/" + t.name, "result", res, "groups", groupSummary(r)}
-		if len(r.RemovedLinks) > 0 {
-			logArgs = append(logArgs, "removedLinks", len(r.RemovedLinks))
-		}
-		switch {
-		case err != nil:
-			c.log.Error("routing not written", append(logArgs, "error", err)...)
-		case res == written || res == dryRun:
-			c.log.Info("routing", logArgs...)
-		default:
-			c.log.Debug("routing", logArgs...)
-		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			res, err := c.writer.write(ctx, t, comp, ds, c.opts.DryRun)
+			c.tel.writes.WithLabelValues(string(res)).Inc()
+			mu.Lock()
+			results[res]++
+			mu.Unlock()
+			logArgs := []any{"component", r.Component, "destinationRule", t.namespace + "/" + t.name, "result", res, "groups", groupSummary(r)}
+			if len(r.RemovedLinks) > 0 {
+				logArgs = append(logArgs, "removedLinks", len(r.RemovedLinks))
+			}
+			switch {
+			case err != nil:
+				c.log.Error("routing not written", append(logArgs, "error", err)...)
+			case res == written || res == dryRun:
+				c.log.Info("routing", logArgs...)
+			default:
+				c.log.Debug("routing", logArgs...)
+			}
+		}()
 	}
+	wg.Wait()
+	c.tel.phase.WithLabelValues("write").Observe(c.opts.Now().Sub(writeStart).Seconds())
 	took := c.opts.Now().Sub(start)
 	c.tel.cycle.WithLabelValues(string(why)).Observe(took.Seconds())
 	if !seen.IsZero() {

@@ -125,6 +125,11 @@ type instanceOptions struct {
 	// testQueries.
 	protectInterval time.Duration
 	queries         *Queries
+	// promURL defaults to the shared Prometheus; collectTimeout to 2s.
+	promURL        string
+	collectTimeout time.Duration
+	// quiet drops the controller's log even under -v.
+	quiet bool
 }
 
 // start runs a manager with the controller, as cmd/artt-traffic does.
@@ -143,7 +148,13 @@ func start(t *testing.T, o instanceOptions) *instance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, err := api.NewClient(api.Config{Address: prom.URL})
+	if o.promURL == "" {
+		o.promURL = prom.URL
+	}
+	if o.collectTimeout == 0 {
+		o.collectTimeout = 2 * time.Second
+	}
+	pc, err := api.NewClient(api.Config{Address: o.promURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +163,7 @@ func start(t *testing.T, o instanceOptions) *instance {
 	}
 	reg := prometheus.NewRegistry()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
+	if testing.Verbose() && !o.quiet {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	if o.protectInterval == 0 {
@@ -164,7 +175,7 @@ func start(t *testing.T, o instanceOptions) *instance {
 	}
 	c, err := New(mgr.GetClient(), mgr.GetCache(), ic, Options{
 		Interval: o.interval, ProtectInterval: o.protectInterval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
-		Collector: Collector{API: promv1.NewAPI(pc), Queries: queries, Timeout: 2 * time.Second},
+		Collector: Collector{API: promv1.NewAPI(pc), Queries: queries, Timeout: o.collectTimeout},
 	}, reg, logger)
 	if err != nil {
 		t.Fatal(err)
@@ -215,12 +226,19 @@ func distribution(dr *networkingv1.DestinationRule) map[string]map[string]uint32
 // returns how long it took.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
+	return waitEvery(t, 20*time.Millisecond, timeout, what, cond)
+}
+
+// waitEvery is waitFor with its own polling period, for conditions that
+// cost CPU the measured code needs (gathering a fleet's metrics).
+func waitEvery(t *testing.T, period, timeout time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
 	start := time.Now()
 	for !cond() {
 		if time.Since(start) > timeout {
 			t.Fatalf("%s: not within %s", what, timeout)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(period)
 	}
 	return time.Since(start)
 }

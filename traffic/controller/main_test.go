@@ -54,6 +54,9 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "envtest:", err)
 		return 1
 	}
+	// No client-side rate limit, as ctrl.GetConfig gives artt-traffic: the
+	// apiserver's priority and fairness governs.
+	cfg.QPS = -1
 	defer env.Stop()
 	s, err := Scheme()
 	if err != nil {

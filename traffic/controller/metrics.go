@@ -11,6 +11,7 @@ type telemetry struct {
 	collectErrs prometheus.Counter
 	allocErrs   prometheus.Counter
 	cycle       *prometheus.HistogramVec
+	phase       *prometheus.HistogramVec
 	reaction    prometheus.Histogram
 	lastCollect prometheus.Gauge
 	promUp      prometheus.Gauge
@@ -40,6 +41,11 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Help:    "Duration of a reallocation: collect (cycle, protect) or reuse (event), allocate, write.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"trigger"}),
+		phase: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "artt_traffic", Name: "phase_duration_seconds",
+			Help:    "Duration of each part of a reallocation: collect (the Prometheus queries), read (the cluster from the informer cache), allocate, write (the DestinationRules).",
+			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"phase"}),
 		reaction: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "artt_traffic", Name: "reaction_seconds",
 			Help:    "From a pod or node change seen in the API to the routing written.",
@@ -58,6 +64,6 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Help: "Re-routings by the fast path between cycles because a group's health changed.",
 		}),
 	}
-	reg.MustRegister(t.share, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.reaction, t.lastCollect, t.promUp, t.protections)
+	reg.MustRegister(t.share, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
 	return t
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	networkingapi "istio.io/api/networking/v1alpha3"
@@ -117,11 +118,19 @@ func fingerprint(t target, c component, ds []istio.Distribute) string {
 	return b.String()
 }
 
-// writer applies rules through Istio's clientset.
+// writer applies rules through Istio's clientset; several writes may run
+// at once.
 type writer struct {
 	istio istioclient.Interface
+	mu    sync.Mutex
 	// applied remembers the last content written per rule.
 	applied map[string]string
+}
+
+func (w *writer) lastApplied(key string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.applied[key]
 }
 
 // write validates and applies one rule. A field-manager conflict is
@@ -133,7 +142,7 @@ func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Di
 	}
 	fp := fingerprint(t, c, ds)
 	key := t.namespace + "/" + t.name
-	if w.applied[key] == fp {
+	if w.lastApplied(key) == fp {
 		return unchanged, nil
 	}
 	if dry {
@@ -146,7 +155,9 @@ func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Di
 	})
 	switch {
 	case err == nil:
+		w.mu.Lock()
 		w.applied[key] = fp
+		w.mu.Unlock()
 		return written, nil
 	case apierrors.IsConflict(err):
 		return conflict, fmt.Errorf("another field manager owns part of %s/%s's localityLbSetting; not forcing: %w", t.namespace, t.name, err)

@@ -260,6 +260,12 @@ func normalized(xs []float64) []float64 {
 	for _, x := range xs {
 		sum += x
 	}
+	// Shares already summing to 1 within rounding stay exactly as they are:
+	// dividing again would move their last bits at every call, and a
+	// reallocation with unchanged measurements must give unchanged shares.
+	if math.Abs(sum-1) <= 1e-12 {
+		return xs
+	}
 	for i := range xs {
 		xs[i] /= sum
 	}

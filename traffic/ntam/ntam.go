@@ -207,9 +207,12 @@ func without(links []link, drop []int) []link {
 
 // largestRemovable removes slow links one at a time from the slowest,
 // stopping before the first removal that would leave some share
-// undeliverable, and returns how many went. The largest feasible prefix is
-// found by binary search over max-flow checks on one network (a removed
-// link gets capacity 0): the same answer in O(log n) checks.
+// undeliverable, and returns how many went. Links of equal delay go
+// together or not at all: nothing orders them (unmeasured links all cost
+// the worst measured delay, for one), and removing some of them by their
+// place in a list would be arbitrary. The largest feasible prefix is found
+// by binary search over max-flow checks on one network (a removed link
+// gets capacity 0): the same answer in O(log n) checks.
 func largestRemovable(p Problem, links []link, slow []int) int {
 	check := newFeasibility(p, links)
 	feasibleWithout := func(k int) bool {
@@ -222,16 +225,23 @@ func largestRemovable(p Problem, links []link, slow []int) int {
 		}
 		return check.feasible()
 	}
-	lo, hi := 0, len(slow) // prefix lo is feasible
+	// The prefixes that end between two different delays.
+	cuts := []int{0}
+	for k := 1; k <= len(slow); k++ {
+		if k == len(slow) || links[slow[k]].delay != links[slow[k-1]].delay {
+			cuts = append(cuts, k)
+		}
+	}
+	lo, hi := 0, len(cuts)-1 // cuts[lo] is feasible
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if feasibleWithout(mid) {
+		if feasibleWithout(cuts[mid]) {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return lo
+	return cuts[lo]
 }
 
 func asLink(p Problem, l link) traffic.Link {

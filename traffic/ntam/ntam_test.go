@@ -358,3 +358,22 @@ func BenchmarkSplitTwoMeans(b *testing.B) {
 		}
 	})
 }
+
+// Links of equal delay leave together or not at all. A and B each reach X
+// and Y; A→Y and B→X are slow at the same 90 ms. Removing both strands B's
+// traffic; removing A→Y alone (the first in list order) would be feasible,
+// but nothing makes it slower than B→X, so both stay.
+func TestEqualDelaysAreRemovedTogetherOrNotAtAll(t *testing.T) {
+	d := delays(map[[2]string]float64{
+		{"A", "X"}: 1, {"A", "Y"}: 90,
+		{"B", "X"}: 90, {"B", "Y"}: 1.2,
+	})
+	sup, dem := amounts("A", 0.3, "B", 0.7), amounts("X", 0.5, "Y", 0.5)
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, d)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sol.SlowLinks) != 2 || len(sol.RemovedLinks) != 0 {
+		t.Errorf("slow %v, removed %v: want both 90 ms links slow and neither removed", sol.SlowLinks, sol.RemovedLinks)
+	}
+}
