@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench bench-fleet proto clean
+.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench bench-fleet fuzz proto clean
 
 all: build
 
@@ -65,6 +65,15 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./traffic/flow ./traffic/ntam ./traffic/allocate ./loadtest/emulator > out/bench.txt
 	$(GO) run ./hack/benchtable < out/bench.txt
 	@echo "(raw output: out/bench.txt)"
+
+## fuzz: every fuzz target for FUZZ_TIME each (CI runs it); new inputs that fail are written under the
+## package's testdata/fuzz and then replayed by every go test
+FUZZ_TIME ?= 10s
+FUZZ_TARGETS := threshold:FuzzReplay traffic/flow:FuzzMinCostFlow traffic/istio:FuzzRoundToPercent \
+	traffic/allocate:FuzzAllocate scaler:FuzzParseMetadata scaler:FuzzEvaluate loadtest/scenario:FuzzParse
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$fn in ./$$pkg for $(FUZZ_TIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZ_TIME) ./$$pkg || exit 1; done
 
 ## bench-fleet: artt-traffic at 10,000 pods on 500 nodes on envtest's kube-apiserver, with its own Prometheus
 ## (builds the fleet through the API: several minutes)

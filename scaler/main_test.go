@@ -1,6 +1,7 @@
 package scaler
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -22,6 +23,13 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	flag.Parse()
+	if fuzzing() {
+		// Fuzz targets are pure; every fuzz worker process runs TestMain,
+		// and each starting a Prometheus would only slow them down.
+		promMissing = "fuzzing"
+		return m.Run()
+	}
 	if _, err := promtest.Binary(); err != nil {
 		promMissing = err.Error()
 		return m.Run()
@@ -41,6 +49,17 @@ func runTests(m *testing.M) int {
 	}
 	defer stop()
 	return m.Run()
+}
+
+// fuzzing reports whether this process runs a fuzz target (as the
+// coordinator or as one of its workers).
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }
 
 // needProm skips (or, when components are required, fails) without Prometheus.

@@ -2,6 +2,7 @@ package threshold
 
 import (
 	"errors"
+	"fmt"
 	"math"
 )
 
@@ -88,6 +89,13 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 	fit, err := FitLineRANSAC(window, t.cfg.RANSAC)
 	if err != nil {
 		return t.last, err
+	}
+	// Finite samples can still overflow the fit's sums (±1e308): such a
+	// window says nothing usable, like one with too few samples.
+	for _, v := range []float64{fit.Slope, fit.Mean, fit.MeanAbsResidual, fit.Span} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return t.last, fmt.Errorf("%w: the window's values overflow the fit", ErrInsufficientData)
+		}
 	}
 	if costPerRequest > 0 && !math.IsInf(costPerRequest, 0) {
 		t.lastCost = costPerRequest

@@ -20,5 +20,8 @@
 //
 // Each policy computes one route per downstream component; components are
 // independent and run on a bounded number of goroutines (Options.Parallelism),
-// and the result is the same whatever the scheduling.
+// and the result is the same whatever the scheduling. HEART and ARTT
+// remember each component's last NTAM problem and answer (memo.go): a
+// reallocation after a pod or node event solves again only the components
+// the event changed.
 package allocate

@@ -7,7 +7,9 @@
 //     its measured one-way delay; an unmeasured link costs the worst measured
 //     delay, so it is used only when needed.
 //  2. Exact one-dimensional 2-means over the inter-node delays splits the
-//     links into fast and slow (same-node links are never slow).
+//     links into fast and slow (same-node links are never slow). Large
+//     inputs are bucketed and only the value ranges that can hold the
+//     optimum are sorted (kmeans.go).
 //  3. HEART removes few slow links together and many one at a time from the
 //     slowest, keeping the last configuration a maximum-flow check proves
 //     feasible. Both rules end in the same place whenever removing every slow
@@ -17,10 +19,15 @@
 //     removal after which some group's share could no longer be delivered
 //     (found by a binary search over the slowest prefix, since removing a
 //     link never makes the rest more capable); that link and the faster ones
-//     stay.
+//     stay. Links of equal delay are removed together or not at all: nothing
+//     orders them (every unmeasured link costs the same worst delay), and
+//     the place in a list would decide otherwise. Trying all of them first
+//     is done by routing without them: only when that fails do the
+//     max-flow checks run.
 //  4. A minimum-cost flow over the remaining links minimises Σ traffic × delay
 //     subject to every upstream node sending its part and every group
-//     receiving its share.
+//     receiving its share: a transportation problem, solved by the network
+//     simplex (package flow).
 //
 // The result gives, per upstream node, the fraction of its traffic for each
 // downstream node; a group's traffic is then split equally among its
