@@ -70,23 +70,27 @@ func createApp(t *testing.T, ns string) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"frontend", "backend"} {
-		labels := map[string]string{"app": w}
-		d := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: w, Namespace: ns, Labels: map[string]string{ManagedLabel: "true"}},
-			Spec: appsv1.DeploymentSpec{
-				Selector: &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example/app"}}},
-				},
-			},
-		}
-		if err := k8s.Create(testScope, d); err != nil {
+		if err := k8s.Create(testScope, managedDeployment(ns, w)); err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range testNodes {
 			createPod(t, ns, w+"-"+n, w, n)
 		}
+	}
+}
+
+// managedDeployment is a Deployment opted in to ARTT, selecting app=name.
+func managedDeployment(ns, name string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{ManagedLabel: "true"}},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example/app"}}},
+			},
+		},
 	}
 }
 

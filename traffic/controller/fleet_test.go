@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -174,17 +173,7 @@ func buildFleet(t *testing.T) {
 		for d := range fleetDeployments {
 			name := fmt.Sprintf("d%d", d)
 			labels := map[string]string{"app": name}
-			dep := &appsv1.Deployment{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: nsName, Labels: map[string]string{ManagedLabel: "true"}},
-				Spec: appsv1.DeploymentSpec{
-					Selector: &metav1.LabelSelector{MatchLabels: labels},
-					Template: corev1.PodTemplateSpec{
-						ObjectMeta: metav1.ObjectMeta{Labels: labels},
-						Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example/app"}}},
-					},
-				},
-			}
-			if err := k8s.Create(testScope, dep); err != nil && !apierrors.IsAlreadyExists(err) {
+			if err := k8s.Create(testScope, managedDeployment(nsName, name)); err != nil && !apierrors.IsAlreadyExists(err) {
 				t.Fatal(err)
 			}
 			for p := range fleetPods {

@@ -6,12 +6,30 @@ import (
 	"testing"
 )
 
-// transportation builds NTAM's network for nu upstream and nv downstream
-// nodes with random supplies, demands and delays (one link in ten slow), as
-// the allocators build it for one component.
-func transportation(seed uint64, nu, nv int) (g *Network, s, t int) {
+// randomTransport draws NTAM's problem for nu upstream and nv downstream
+// nodes: random supplies and demands, delays of 0.2–2 ms with one link in
+// ten slow (20–50 ms), and free links on the diagonal (one node hosting
+// both ends).
+func randomTransport(seed uint64, nu, nv int) (supply, demand []float64, delay func(u, v int) float64) {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	supply, demand := randomSimplex(rng, nu), randomSimplex(rng, nv)
+	supply, demand = randomSimplex(rng, nu), randomSimplex(rng, nv)
+	delays := make([]float64, nu*nv)
+	for i := range delays {
+		delays[i] = 0.2 + 1.8*rng.Float64()
+		if rng.IntN(10) == 0 {
+			delays[i] = 20 + 30*rng.Float64()
+		}
+		if i/nv == i%nv {
+			delays[i] = 0
+		}
+	}
+	return supply, demand, func(u, v int) float64 { return delays[u*nv+v] }
+}
+
+// transportation is randomTransport through a source and a sink, as
+// MinCostFlow takes it.
+func transportation(seed uint64, nu, nv int) (g *Network, s, t int) {
+	supply, demand, delay := randomTransport(seed, nu, nv)
 	g = NewNetworkSized(nu+nv+2, nu+nv+nu*nv)
 	s, t = nu+nv, nu+nv+1
 	for u, x := range supply {
@@ -22,17 +40,28 @@ func transportation(seed uint64, nu, nv int) (g *Network, s, t int) {
 	}
 	for u := range nu {
 		for v := range nv {
-			d := 0.2 + 1.8*rng.Float64()
-			if rng.IntN(10) == 0 {
-				d = 20 + 30*rng.Float64()
-			}
-			if u == v {
-				d = 0
-			}
-			g.AddArc(u, nu+v, Inf, d)
+			g.AddArc(u, nu+v, Inf, delay(u, v))
 		}
 	}
 	return g, s, t
+}
+
+// transportOnly is randomTransport with supplies on the nodes, as Transship
+// takes it.
+func transportOnly(seed uint64, nu, nv int) (*Network, []float64) {
+	supply, demand, delay := randomTransport(seed, nu, nv)
+	g := NewNetworkSized(nu+nv, nu*nv)
+	b := make([]float64, nu+nv)
+	copy(b, supply)
+	for v, x := range demand {
+		b[nu+v] = -x
+	}
+	for u := range nu {
+		for v := range nv {
+			g.AddArc(u, nu+v, Inf, delay(u, v))
+		}
+	}
+	return g, b
 }
 
 // BenchmarkMinCostFlow times the network simplex beside the successive
@@ -56,30 +85,8 @@ func BenchmarkMinCostFlow(b *testing.B) {
 	}
 }
 
-func transportOnly(seed uint64, nu, nv int) (*Network, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	supply, demand := randomSimplex(rng, nu), randomSimplex(rng, nv)
-	g := NewNetworkSized(nu+nv, nu*nv)
-	b := make([]float64, nu+nv)
-	copy(b, supply)
-	for v, x := range demand {
-		b[nu+v] = -x
-	}
-	for u := range nu {
-		for v := range nv {
-			d := 0.2 + 1.8*rng.Float64()
-			if rng.IntN(10) == 0 {
-				d = 20 + 30*rng.Float64()
-			}
-			if u == v {
-				d = 0
-			}
-			g.AddArc(u, nu+v, Inf, d)
-		}
-	}
-	return g, b
-}
-
+// BenchmarkTransship times the simplex on the same problems with supplies
+// on the nodes: no source, no sink.
 func BenchmarkTransship(b *testing.B) {
 	for _, n := range []int{20, 100, 400} {
 		g, sup := transportOnly(1, n, n)
