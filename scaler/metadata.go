@@ -115,17 +115,26 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 var promDuration = regexp.MustCompile(`^([0-9]+(ms|s|m|h|d|w|y))+$`)
 
 // ParseMetadata turns a ScaledObject's trigger metadata into a Spec.
-// defaultPrometheus is used when the metadata names no Prometheus.
+// defaultPrometheus is used when the metadata names no Prometheus. It
+// reports every problem at once, each a *MetadataError naming the key and
+// the value (joined with errors.Join, so errors.As finds the first):
+// unknown keys first, then each key's value: a ScaledObject's author fixes
+// them all in one edit instead of one per poll.
 func ParseMetadata(namespace, name string, md map[string]string, defaultPrometheus string) (Spec, error) {
+	p := parser{md: md}
+	keys := make([]string, 0, len(md))
 	for k := range md {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
-			return Spec{}, &MetadataError{k, md[k], "unknown key; see the README for the keys artt-scaler reads"}
+			p.fail(k, "unknown key; see the README for the keys artt-scaler reads")
 		}
 	}
 	if !dnsLabel.MatchString(namespace) {
-		return Spec{}, &MetadataError{"namespace", namespace, "not a valid Kubernetes namespace"}
+		p.errs = append(p.errs, &MetadataError{"namespace", namespace, "not a valid Kubernetes namespace"})
 	}
-	p := parser{md: md}
 	s := Spec{
 		Namespace:         namespace,
 		Name:              name,
@@ -152,56 +161,67 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	cfg.RANSAC.MaxIterations = p.integer("ransacIterations", cfg.RANSAC.MaxIterations, 1, 100000)
 	cfg.RANSAC.Seed = uint64(p.integer("seed", int(cfg.RANSAC.Seed), 0, math.MaxInt32))
 	rateWindow := p.str("rateWindow", "1m")
-	if p.err != nil {
-		return Spec{}, p.err
-	}
 	s.Threshold = cfg
 
 	if err := cfg.Validate(); err != nil {
 		var fe *threshold.FieldError
 		if errors.As(err, &fe) {
 			key := configFieldKeys[fe.Field]
-			return Spec{}, &MetadataError{key, md[key], fe.Reason}
+			p.errs = append(p.errs, &MetadataError{key, md[key], fe.Reason})
+		} else {
+			p.errs = append(p.errs, err)
 		}
-		return Spec{}, err
 	}
-	if !dnsLabel.MatchString(s.Workload) {
-		return Spec{}, &MetadataError{"workload", s.Workload, "must be a Kubernetes object name (lower-case letters, digits, '-', '.')"}
+	validWorkload := dnsLabel.MatchString(s.Workload)
+	if !validWorkload {
+		p.errs = append(p.errs, &MetadataError{"workload", s.Workload, "must be a Kubernetes object name (lower-case letters, digits, '-', '.')"})
 	}
 	if s.PrometheusAddress == "" {
-		return Spec{}, &MetadataError{"prometheusAddress", "", "required: set it in the trigger metadata or start artt-scaler with --prometheus-address"}
-	}
-	if u, err := url.Parse(s.PrometheusAddress); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Spec{}, &MetadataError{"prometheusAddress", s.PrometheusAddress, "must be an http:// or https:// URL with a host"}
+		p.errs = append(p.errs, &MetadataError{"prometheusAddress", "", "required: set it in the trigger metadata or start artt-scaler with --prometheus-address"})
+	} else if u, err := url.Parse(s.PrometheusAddress); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.errs = append(p.errs, &MetadataError{"prometheusAddress", s.PrometheusAddress, "must be an http:// or https:// URL with a host"})
 	}
 	if s.Points() > maxPoints {
-		return Spec{}, &MetadataError{"history", md["history"], fmt.Sprintf("window + history − 1 = %d exceeds the %d points Prometheus returns per range query", s.Points(), maxPoints)}
+		p.errs = append(p.errs, &MetadataError{"history", md["history"], fmt.Sprintf("window + history − 1 = %d exceeds the %d points Prometheus returns per range query", s.Points(), maxPoints)})
 	}
 	if s.Form != FormNormalized && s.Form != FormUtilization {
-		return Spec{}, &MetadataError{"metricForm", string(s.Form), `must be "normalized" or "utilization"`}
+		p.errs = append(p.errs, &MetadataError{"metricForm", string(s.Form), `must be "normalized" or "utilization"`})
 	}
 	if math.IsNaN(s.ActivationRequestRate) || math.IsInf(s.ActivationRequestRate, 0) || s.ActivationRequestRate < 0 {
-		return Spec{}, &MetadataError{"activationRequestRate", md["activationRequestRate"], "must be a finite number ≥ 0"}
+		p.errs = append(p.errs, &MetadataError{"activationRequestRate", md["activationRequestRate"], "must be a finite number ≥ 0"})
 	}
-	if !promDuration.MatchString(rateWindow) {
-		return Spec{}, &MetadataError{"rateWindow", rateWindow, "must be a PromQL duration such as 1m or 30s"}
+	validWindow := promDuration.MatchString(rateWindow)
+	if !validWindow {
+		p.errs = append(p.errs, &MetadataError{"rateWindow", rateWindow, "must be a PromQL duration such as 1m or 30s"})
 	}
 
-	vars := queryVars{
-		Namespace:  s.Namespace,
-		Workload:   s.Workload,
-		PodRegex:   regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
-		RateWindow: rateWindow,
+	// The queries interpolate the namespace, the workload and the rate
+	// window: they are rendered only from values that passed their checks.
+	if validWorkload && validWindow && dnsLabel.MatchString(namespace) {
+		vars := queryVars{
+			Namespace:  s.Namespace,
+			Workload:   s.Workload,
+			PodRegex:   regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
+			RateWindow: rateWindow,
+		}
+		for _, q := range []struct {
+			key, def string
+			dst      *string
+		}{
+			{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
+			{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
+			{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
+		} {
+			text, err := render(q.key, p.str(q.key, q.def), vars)
+			if err != nil {
+				p.errs = append(p.errs, err)
+				continue
+			}
+			*q.dst = text
+		}
 	}
-	var err error
-	if s.CPUUsageQuery, err = render("cpuUsageQuery", p.str("cpuUsageQuery", DefaultCPUUsageQuery), vars); err != nil {
-		return Spec{}, err
-	}
-	if s.CPURequestQuery, err = render("cpuRequestQuery", p.str("cpuRequestQuery", DefaultCPURequestQuery), vars); err != nil {
-		return Spec{}, err
-	}
-	if s.RequestRateQuery, err = render("requestRateQuery", p.str("requestRateQuery", DefaultRequestRateQuery), vars); err != nil {
-		return Spec{}, err
+	if len(p.errs) > 0 {
+		return Spec{}, errors.Join(p.errs...)
 	}
 	return s, nil
 }
@@ -226,16 +246,14 @@ func render(key, text string, vars queryVars) (string, error) {
 	return b.String(), nil
 }
 
-// parser reads typed values and keeps the first error.
+// parser reads typed values and keeps every error.
 type parser struct {
-	md  map[string]string
-	err error
+	md   map[string]string
+	errs []error
 }
 
 func (p *parser) fail(key, reason string) {
-	if p.err == nil {
-		p.err = &MetadataError{key, p.md[key], reason}
-	}
+	p.errs = append(p.errs, &MetadataError{key, p.md[key], reason})
 }
 
 func (p *parser) str(key, def string) string {

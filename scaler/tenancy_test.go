@@ -156,3 +156,26 @@ func TestInjectionThroughInterpolatedValuesIsRefused(t *testing.T) {
 		t.Errorf("a hostile ScaledObject name used as the workload: error %v", err)
 	}
 }
+
+// Every problem of a trigger's metadata is reported at once, each naming
+// its key and value, through gRPC as one InvalidArgument.
+func TestEveryMetadataProblemAtOnce(t *testing.T) {
+	md := map[string]string{
+		"prometheusAddress": "http://prometheus.monitoring:9090", "workload": "web",
+		"maxThreshhold": "90", "window": "3", "rateWindow": "5 minutes", "metricForm": "bytes",
+	}
+	_, err := ParseMetadata("shop", "so", md, "")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{`"maxThreshhold" = "90"`, `"window" = "3"`, `"rateWindow" = "5 minutes"`, `"metricForm" = "bytes"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not report %s", err, want)
+		}
+	}
+	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), DefaultPrometheus: "http://prometheus.monitoring:9090"}))
+	_, err = client.GetMetricSpec(context.Background(), ref("so", md))
+	if status.Code(err) != codes.InvalidArgument || strings.Count(status.Convert(err).Message(), "metadata ") != 4 {
+		t.Errorf("through gRPC: %v, want one InvalidArgument with the four problems", err)
+	}
+}

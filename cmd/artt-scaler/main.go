@@ -76,30 +76,34 @@ func parseFlags(args []string) (flags, error) {
 	if *showVersion {
 		return f, errVersion
 	}
-	var bad []string
+	// Every problem at once, so one restart fixes them all.
+	var problems []error
 	for _, u := range f.allowedPrometheus {
 		if err := scaler.CheckAllowedPrometheus(u); err != nil {
-			bad = append(bad, err.Error())
+			problems = append(problems, fmt.Errorf("--allowed-prometheus: %w", err))
 		}
-	}
-	if len(bad) > 0 {
-		return f, fmt.Errorf("--allowed-prometheus: %s", strings.Join(bad, "; "))
 	}
 	if f.prometheus != "" {
 		if err := scaler.CheckAllowedPrometheus(f.prometheus); err != nil {
-			return f, fmt.Errorf("--prometheus-address: %w", err)
+			problems = append(problems, fmt.Errorf("--prometheus-address: %w", err))
 		}
 	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
-		return f, errors.New("--tls-cert-file and --tls-key-file go together")
+		problems = append(problems, errors.New("--tls-cert-file and --tls-key-file go together"))
 	}
 	if f.tlsClientCA != "" && f.tlsCert == "" {
-		return f, errors.New("--tls-client-ca-file needs --tls-cert-file and --tls-key-file")
+		problems = append(problems, errors.New("--tls-client-ca-file needs --tls-cert-file and --tls-key-file"))
 	}
-	for name, d := range map[string]time.Duration{"--cache-ttl": f.cacheTTL, "--idle-ttl": f.idleTTL, "--push-interval": f.pushInterval, "--shutdown-grace": f.grace} {
-		if d <= 0 {
-			return f, fmt.Errorf("%s = %s: must be positive", name, d)
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{{"--cache-ttl", f.cacheTTL}, {"--idle-ttl", f.idleTTL}, {"--push-interval", f.pushInterval}, {"--shutdown-grace", f.grace}} {
+		if d.value <= 0 {
+			problems = append(problems, fmt.Errorf("%s = %s: must be positive", d.name, d.value))
 		}
+	}
+	if len(problems) > 0 {
+		return f, errors.Join(problems...)
 	}
 	return f, nil
 }

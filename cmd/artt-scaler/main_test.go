@@ -49,6 +49,19 @@ func TestTenancyFlags(t *testing.T) {
 	}
 }
 
+// Every bad flag is reported at once.
+func TestEveryFlagProblemAtOnce(t *testing.T) {
+	_, err := parseFlags([]string{"--allowed-prometheus=ftp://x", "--tls-cert-file=a.crt", "--cache-ttl=0s"})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{`--allowed-prometheus: "ftp://x"`, "go together", "--cache-ttl = 0s"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not report %q", err, want)
+		}
+	}
+}
+
 func TestVersionFlagAsksForTheVersion(t *testing.T) {
 	if _, err := parseFlags([]string{"--version"}); !errors.Is(err, errVersion) {
 		t.Errorf("--version: %v, want errVersion", err)

@@ -73,17 +73,22 @@ func parseFlags(args []string) (flags, error) {
 	if *showVersion {
 		return f, errVersion
 	}
+	// Every problem at once, so one restart fixes them all.
+	var problems []error
 	if !slices.Contains(allocate.Names, f.policy) {
-		return f, fmt.Errorf("--policy = %q: must be one of %s", f.policy, strings.Join(allocate.Names, ", "))
+		problems = append(problems, fmt.Errorf("--policy = %q: must be one of %s", f.policy, strings.Join(allocate.Names, ", ")))
 	}
 	if f.interval < time.Second {
-		return f, fmt.Errorf("--interval = %s: must be at least 1s", f.interval)
+		problems = append(problems, fmt.Errorf("--interval = %s: must be at least 1s", f.interval))
 	}
 	if f.protectInterval < 0 || (f.protectInterval > 0 && f.protectInterval < time.Second) {
-		return f, fmt.Errorf("--protect-interval = %s: must be 0 (off) or at least 1s", f.protectInterval)
+		problems = append(problems, fmt.Errorf("--protect-interval = %s: must be 0 (off) or at least 1s", f.protectInterval))
 	}
 	if f.queryTimeout <= 0 {
-		return f, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout)
+		problems = append(problems, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout))
+	}
+	if len(problems) > 0 {
+		return f, errors.Join(problems...)
 	}
 	return f, nil
 }

@@ -30,6 +30,19 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
+// Every bad flag is reported at once.
+func TestEveryFlagProblemAtOnce(t *testing.T) {
+	_, err := parseFlags([]string{"--policy=fastest", "--interval=10ms", "--query-timeout=0s"})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{`--policy = "fastest"`, "--interval = 10ms", "--query-timeout = 0s"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not report %q", err, want)
+		}
+	}
+}
+
 func TestVersionFlagAsksForTheVersion(t *testing.T) {
 	if _, err := parseFlags([]string{"--version"}); !errors.Is(err, errVersion) {
 		t.Errorf("--version: %v, want errVersion", err)

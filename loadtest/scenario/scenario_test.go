@@ -121,3 +121,26 @@ func TestOutlierDetectionDefaultsAreIstios(t *testing.T) {
 		t.Errorf("defaults %+v; want Istio's 5, 10s, 30s, 10%%", od)
 	}
 }
+
+// Every problem of a scenario file is reported at once: negative cores, a
+// call to an unknown component and an unknown routing name, each with its
+// field and value.
+func TestParseReportsEveryProblemAtOnce(t *testing.T) {
+	doc := strings.NewReplacer(
+		"cores: 2}, {name: b", "cores: -4}, {name: b",
+		"calls: [back]", "calls: [nowhere]",
+		"routing: heart", "routing: fastest",
+	).Replace(valid)
+	_, err := Parse([]byte(doc))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"cluster.nodes[0].cores", "-4", "application.components[0].calls[0]", "nowhere", "runs[0].routing", "fastest"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if n := strings.Count(err.Error(), "\n") + 1; n != 3 {
+		t.Errorf("%d problems reported, want 3:\n%v", n, err)
+	}
+}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -137,44 +138,48 @@ func bad(field string, value any, reason string) error {
 
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
 
-// Validate checks every field; it returns the first problem.
+// Validate checks every field and returns every problem at once, each a
+// *FieldError naming the field and the value, joined with errors.Join (a
+// field with several problems reports its first): whoever writes a scenario
+// fixes them all in one edit.
 func (s *Scenario) Validate() error {
+	var errs []error
 	if s.Name == "" {
-		return bad("name", `""`, "required")
+		errs = append(errs, bad("name", `""`, "required"))
 	}
 	if s.Duration.Duration <= 0 {
-		return bad("duration", s.Duration, "must be positive")
+		errs = append(errs, bad("duration", s.Duration, "must be positive"))
 	}
 	if s.Warmup.Duration < 0 || s.Warmup.Duration >= s.Duration.Duration {
-		return bad("warmup", s.Warmup, "must be ≥ 0 and shorter than duration")
+		errs = append(errs, bad("warmup", s.Warmup, "must be ≥ 0 and shorter than duration"))
 	}
 	nodes := map[string]bool{}
 	if len(s.Cluster.Nodes) == 0 {
-		return bad("cluster.nodes", "[]", "at least one node")
+		errs = append(errs, bad("cluster.nodes", "[]", "at least one node"))
 	}
 	for i, n := range s.Cluster.Nodes {
 		f := fmt.Sprintf("cluster.nodes[%d]", i)
 		switch {
 		case n.Name == "":
-			return bad(f+".name", `""`, "required")
+			errs = append(errs, bad(f+".name", `""`, "required"))
 		case nodes[n.Name]:
-			return bad(f+".name", n.Name, "duplicate node")
+			errs = append(errs, bad(f+".name", n.Name, "duplicate node"))
 		case !positive(n.Cores):
-			return bad(f+".cores", n.Cores, "must be > 0")
+			errs = append(errs, bad(f+".cores", n.Cores, "must be > 0"))
 		case !positive(n.Speed):
-			return bad(f+".speed", n.Speed, "must be > 0")
+			errs = append(errs, bad(f+".speed", n.Speed, "must be > 0"))
 		}
 		nodes[n.Name] = true
 	}
 	if !nodes[s.Cluster.IngressNode] {
-		return bad("cluster.ingressNode", s.Cluster.IngressNode, "not a node of the cluster")
+		errs = append(errs, bad("cluster.ingressNode", s.Cluster.IngressNode, "not a node of the cluster"))
 	}
 	if s.Cluster.Ingress.Replicas < 1 {
-		return bad("cluster.ingress.replicas", s.Cluster.Ingress.Replicas, "must be ≥ 1")
+		errs = append(errs, bad("cluster.ingress.replicas", s.Cluster.Ingress.Replicas, "must be ≥ 1"))
 	}
 	for i, n := range s.Cluster.Ingress.Nodes {
 		if !nodes[n] {
-			return bad(fmt.Sprintf("cluster.ingress.nodes[%d]", i), n, "not a node of the cluster")
+			errs = append(errs, bad(fmt.Sprintf("cluster.ingress.nodes[%d]", i), n, "not a node of the cluster"))
 		}
 	}
 	d := s.Cluster.Delays
@@ -183,31 +188,32 @@ func (s *Scenario) Validate() error {
 		v float64
 	}{{"cluster.delays.defaultMs", d.DefaultMs}, {"cluster.delays.localMs", *d.LocalMs}, {"cluster.delays.jitterMs", d.JitterMs}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
-			return bad(c.f, c.v, "must be a finite number ≥ 0")
+			errs = append(errs, bad(c.f, c.v, "must be a finite number ≥ 0"))
 		}
 	}
 	if !positive(d.Scale) {
-		return bad("cluster.delays.scale", d.Scale, "must be > 0")
+		errs = append(errs, bad("cluster.delays.scale", d.Scale, "must be > 0"))
 	}
 	for i, l := range d.Links {
 		f := fmt.Sprintf("cluster.delays.links[%d]", i)
 		switch {
 		case !nodes[l.From]:
-			return bad(f+".from", l.From, "not a node of the cluster")
+			errs = append(errs, bad(f+".from", l.From, "not a node of the cluster"))
 		case !nodes[l.To]:
-			return bad(f+".to", l.To, "not a node of the cluster")
+			errs = append(errs, bad(f+".to", l.To, "not a node of the cluster"))
 		case l.Ms < 0 || math.IsNaN(l.Ms) || math.IsInf(l.Ms, 0):
-			return bad(f+".ms", l.Ms, "must be a finite number ≥ 0")
+			errs = append(errs, bad(f+".ms", l.Ms, "must be a finite number ≥ 0"))
 		}
 	}
 
+	componentsFrom := len(errs)
 	comps := map[string]bool{}
 	if len(s.Application.Components) == 0 {
-		return bad("application.components", "[]", "at least one component")
+		errs = append(errs, bad("application.components", "[]", "at least one component"))
 	}
 	for i, c := range s.Application.Components {
 		if c.Name == "" || comps[c.Name] {
-			return bad(fmt.Sprintf("application.components[%d].name", i), c.Name, "required and unique")
+			errs = append(errs, bad(fmt.Sprintf("application.components[%d].name", i), c.Name, "required and unique"))
 		}
 		comps[c.Name] = true
 	}
@@ -215,121 +221,124 @@ func (s *Scenario) Validate() error {
 		f := fmt.Sprintf("application.components[%d]", i)
 		switch {
 		case c.CPUPerRequest.Duration <= 0:
-			return bad(f+".cpuPerRequest", c.CPUPerRequest, "must be positive")
+			errs = append(errs, bad(f+".cpuPerRequest", c.CPUPerRequest, "must be positive"))
 		case !slices.Contains(Demands, c.Demand):
-			return bad(f+".demand", c.Demand, "must be one of "+strings.Join(Demands, ", "))
+			errs = append(errs, bad(f+".demand", c.Demand, "must be one of "+strings.Join(Demands, ", ")))
 		case c.Demand == "lognormal" && !positive(c.DemandCV):
-			return bad(f+".demandCV", c.DemandCV, "lognormal needs a coefficient of variation > 0")
+			errs = append(errs, bad(f+".demandCV", c.DemandCV, "lognormal needs a coefficient of variation > 0"))
 		case !positive(c.CPULimit):
-			return bad(f+".cpuLimit", c.CPULimit, "must be > 0")
+			errs = append(errs, bad(f+".cpuLimit", c.CPULimit, "must be > 0"))
 		case !positive(c.CPURequest) || c.CPURequest > c.CPULimit:
-			return bad(f+".cpuRequest", c.CPURequest, "must be > 0 and ≤ cpuLimit")
+			errs = append(errs, bad(f+".cpuRequest", c.CPURequest, "must be > 0 and ≤ cpuLimit"))
 		case c.Workers < 0:
-			return bad(f+".workers", c.Workers, "must be ≥ 0")
+			errs = append(errs, bad(f+".workers", c.Workers, "must be ≥ 0"))
 		case c.Replicas < 1:
-			return bad(f+".replicas", c.Replicas, "must be ≥ 1")
+			errs = append(errs, bad(f+".replicas", c.Replicas, "must be ≥ 1"))
 		case c.MinReplicas < 1 || c.MinReplicas > c.Replicas:
-			return bad(f+".minReplicas", c.MinReplicas, "must be in [1, replicas]")
+			errs = append(errs, bad(f+".minReplicas", c.MinReplicas, "must be in [1, replicas]"))
 		case c.MaxReplicas < c.Replicas:
-			return bad(f+".maxReplicas", c.MaxReplicas, "must be ≥ replicas")
+			errs = append(errs, bad(f+".maxReplicas", c.MaxReplicas, "must be ≥ replicas"))
 		}
 		for j, p := range c.Placement {
 			if !nodes[p] {
-				return bad(fmt.Sprintf("%s.placement[%d]", f, j), p, "not a node of the cluster")
+				errs = append(errs, bad(fmt.Sprintf("%s.placement[%d]", f, j), p, "not a node of the cluster"))
 			}
 		}
 		for j, call := range c.Calls {
 			if !comps[call] || call == c.Name {
-				return bad(fmt.Sprintf("%s.calls[%d]", f, j), call, "must name another component")
+				errs = append(errs, bad(fmt.Sprintf("%s.calls[%d]", f, j), call, "must name another component"))
 			}
 		}
 	}
 	if !comps[s.Application.Entry] {
-		return bad("application.entry", s.Application.Entry, "not a component")
+		errs = append(errs, bad("application.entry", s.Application.Entry, "not a component"))
 	}
-	if cyc := s.cycle(); cyc != "" {
-		return bad("application.components", cyc, "the call graph must not have cycles")
+	// A cycle is only looked for once every component and call is valid.
+	if len(errs) == componentsFrom {
+		if cyc := s.cycle(); cyc != "" {
+			errs = append(errs, bad("application.components", cyc, "the call graph must not have cycles"))
+		}
 	}
 
 	w := s.Workload
 	switch w.Type {
 	case "constant":
 		if !positive(w.Rate) {
-			return bad("workload.rate", w.Rate, "must be > 0")
+			errs = append(errs, bad("workload.rate", w.Rate, "must be > 0"))
 		}
 	case "steps":
 		if len(w.Steps) == 0 {
-			return bad("workload.steps", "[]", "at least one step")
+			errs = append(errs, bad("workload.steps", "[]", "at least one step"))
 		}
 		for i, st := range w.Steps {
 			if st.Rate < 0 || (i > 0 && st.At.Duration < w.Steps[i-1].At.Duration) {
-				return bad(fmt.Sprintf("workload.steps[%d]", i), fmt.Sprintf("%s@%v", st.At, st.Rate), "rates ≥ 0, times in order")
+				errs = append(errs, bad(fmt.Sprintf("workload.steps[%d]", i), fmt.Sprintf("%s@%v", st.At, st.Rate), "rates ≥ 0, times in order"))
 			}
 		}
 	case "trace":
 		t := w.Trace
 		switch {
 		case t == nil || t.File == "":
-			return bad("workload.trace.file", `""`, "required for a trace workload")
+			errs = append(errs, bad("workload.trace.file", `""`, "required for a trace workload"))
 		case !positive(t.SecondsPerRow):
-			return bad("workload.trace.secondsPerRow", t.SecondsPerRow, "must be > 0")
+			errs = append(errs, bad("workload.trace.secondsPerRow", t.SecondsPerRow, "must be > 0"))
 		case t.MinRate < 0 || !(t.MaxRate > t.MinRate):
-			return bad("workload.trace.maxRate", t.MaxRate, "need 0 ≤ minRate < maxRate")
+			errs = append(errs, bad("workload.trace.maxRate", t.MaxRate, "need 0 ≤ minRate < maxRate"))
 		case t.Start < 0:
-			return bad("workload.trace.start", t.Start, "must be ≥ 0")
+			errs = append(errs, bad("workload.trace.start", t.Start, "must be ≥ 0"))
 		}
 	default:
-		return bad("workload.type", w.Type, "must be one of "+strings.Join(WorkloadTypes, ", "))
+		errs = append(errs, bad("workload.type", w.Type, "must be one of "+strings.Join(WorkloadTypes, ", ")))
 	}
 	if w.Timeout.Duration <= 0 {
-		return bad("workload.timeout", w.Timeout, "must be positive")
+		errs = append(errs, bad("workload.timeout", w.Timeout, "must be positive"))
 	}
 	if s.Control.CPUTarget <= 0 || s.Control.CPUTarget > 1000 {
-		return bad("control.cpuTarget", s.Control.CPUTarget, "must be in (0, 1000] percent")
+		errs = append(errs, bad("control.cpuTarget", s.Control.CPUTarget, "must be in (0, 1000] percent"))
 	}
 
 	if len(s.Runs) == 0 {
-		return bad("runs", "[]", "at least one run")
+		errs = append(errs, bad("runs", "[]", "at least one run"))
 	}
 	labels := map[string]bool{}
 	for i, r := range s.Runs {
 		f := fmt.Sprintf("runs[%d]", i)
 		if !slices.Contains(RoutingPolicies, r.Routing) {
-			return bad(f+".routing", r.Routing, "must be one of "+strings.Join(RoutingPolicies, ", "))
+			errs = append(errs, bad(f+".routing", r.Routing, "must be one of "+strings.Join(RoutingPolicies, ", ")))
 		}
 		if !slices.Contains(AutoscalingPolicies, r.Autoscaling) {
-			return bad(f+".autoscaling", r.Autoscaling, "must be one of "+strings.Join(AutoscalingPolicies, ", "))
+			errs = append(errs, bad(f+".autoscaling", r.Autoscaling, "must be one of "+strings.Join(AutoscalingPolicies, ", ")))
 		}
 		if !slices.Contains(LBPolicies, r.LBPolicy) {
-			return bad(f+".lbPolicy", r.LBPolicy, "must be one of "+strings.Join(LBPolicies, ", "))
+			errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "must be one of "+strings.Join(LBPolicies, ", ")))
 		}
 		if p, ok := DataPlaneRoutings[r.Routing]; ok && r.LBPolicy != p {
-			return bad(f+".lbPolicy", r.LBPolicy, "routing "+r.Routing+" is the sidecars' "+p+" policy; set lbPolicy only with a table policy")
+			errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "routing "+r.Routing+" is the sidecars' "+p+" policy; set lbPolicy only with a table policy"))
 		}
 		if r.CPUTarget != 0 && (r.Autoscaling != "hpa-cpu" || r.CPUTarget < 0 || r.CPUTarget > 1000) {
-			return bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu runs, in (0, 1000] percent")
+			errs = append(errs, bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu runs, in (0, 1000] percent"))
 		}
 		if r.Frontier && r.Autoscaling != "hpa-cpu" {
-			return bad(f+".frontier", r.Frontier, "the frontier is a sweep of hpa-cpu runs")
+			errs = append(errs, bad(f+".frontier", r.Frontier, "the frontier is a sweep of hpa-cpu runs"))
 		}
 		if err := r.OutlierDetection.validate(f + ".outlierDetection"); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		if labels[r.Label()] {
-			return bad(f+".name", r.Label(), "duplicate run")
+			errs = append(errs, bad(f+".name", r.Label(), "duplicate run"))
 		}
 		labels[r.Label()] = true
 	}
 	if f := s.Frontier; f != nil {
 		if !slices.Contains(RoutingPolicies, f.Routing) {
-			return bad("frontier.routing", f.Routing, "must be one of "+strings.Join(RoutingPolicies, ", "))
+			errs = append(errs, bad("frontier.routing", f.Routing, "must be one of "+strings.Join(RoutingPolicies, ", ")))
 		}
 		if len(f.CPUTargets) < 2 {
-			return bad("frontier.cpuTargets", f.CPUTargets, "at least two targets make a frontier")
+			errs = append(errs, bad("frontier.cpuTargets", f.CPUTargets, "at least two targets make a frontier"))
 		}
 		for i, t := range f.CPUTargets {
 			if !(t > 0 && t <= 1000) || (i > 0 && t <= f.CPUTargets[i-1]) {
-				return bad(fmt.Sprintf("frontier.cpuTargets[%d]", i), t, "must be in (0, 1000] percent and increasing")
+				errs = append(errs, bad(fmt.Sprintf("frontier.cpuTargets[%d]", i), t, "must be in (0, 1000] percent and increasing"))
 			}
 		}
 	}
@@ -337,20 +346,20 @@ func (s *Scenario) Validate() error {
 		f := fmt.Sprintf("events[%d]", i)
 		switch {
 		case !slices.Contains(EventTypes, e.Type):
-			return bad(f+".type", e.Type, "must be one of "+strings.Join(EventTypes, ", "))
+			errs = append(errs, bad(f+".type", e.Type, "must be one of "+strings.Join(EventTypes, ", ")))
 		case e.At.Duration < 0 || e.At.Duration >= s.Duration.Duration:
-			return bad(f+".at", e.At, "must be within the run")
+			errs = append(errs, bad(f+".at", e.At, "must be within the run"))
 		case (e.Type == "node-slowdown" || e.Type == "node-failure") && !nodes[e.Node]:
-			return bad(f+".node", e.Node, "not a node of the cluster")
+			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
 		case e.Type == "node-slowdown" && !positive(e.Speed):
-			return bad(f+".speed", e.Speed, "must be > 0")
+			errs = append(errs, bad(f+".speed", e.Speed, "must be > 0"))
 		case e.Type == "pod-failure" && !comps[e.Component]:
-			return bad(f+".component", e.Component, "not a component")
+			errs = append(errs, bad(f+".component", e.Component, "not a component"))
 		case e.Type == "pod-failure" && e.Node != "" && !nodes[e.Node]:
-			return bad(f+".node", e.Node, "not a node of the cluster")
+			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func (od *OutlierDetection) validate(f string) error {
