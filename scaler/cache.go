@@ -124,16 +124,15 @@ func (c *pollCache) evictIdle(idle time.Duration) []Spec {
 	return gone
 }
 
-// live reports whether any entry belongs to the ScaledObject.
-func (c *pollCache) live(namespace, name string) bool {
+// liveObjects is the set of ScaledObjects (namespace, name) with an entry.
+func (c *pollCache) liveObjects() map[[2]string]bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	out := make(map[[2]string]bool, len(c.entries))
 	for _, e := range c.entries {
-		if e.spec.Namespace == namespace && e.spec.Name == name {
-			return true
-		}
+		out[[2]string{e.spec.Namespace, e.spec.Name}] = true
 	}
-	return false
+	return out
 }
 
 // size is the number of entries.

@@ -3,6 +3,7 @@ package scaler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"time"
@@ -37,6 +38,12 @@ type Options struct {
 	IdleTTL time.Duration
 	// PushInterval is how often streams re-evaluate (default 15s).
 	PushInterval time.Duration
+	// MaxConcurrentPolls bounds the rounds of queries in flight at once,
+	// whatever the number of ScaledObjects (default 32): a thousand
+	// triggers polled together must not become a thousand concurrent
+	// range queries on the shared Prometheus. A round waits for a slot at
+	// most its query timeout, then fails as Unavailable.
+	MaxConcurrentPolls int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Logger (default slog.Default()).
@@ -50,6 +57,7 @@ type Server struct {
 	pb.UnimplementedExternalScalerServer
 	opts    Options
 	cache   *pollCache
+	slots   chan struct{} // one per round in flight
 	closing chan struct{} // closed when Run returns: streams end
 }
 
@@ -70,7 +78,10 @@ func NewServer(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Server{opts: opts, cache: newPollCache(opts.CacheTTL, opts.Now), closing: make(chan struct{})}
+	if opts.MaxConcurrentPolls <= 0 {
+		opts.MaxConcurrentPolls = 32
+	}
+	return &Server{opts: opts, cache: newPollCache(opts.CacheTTL, opts.Now), slots: make(chan struct{}, opts.MaxConcurrentPolls), closing: make(chan struct{})}
 }
 
 // Run drops idle state until ctx ends; then it ends open streams cleanly, so
@@ -90,9 +101,11 @@ func (s *Server) Run(ctx context.Context) {
 }
 
 func (s *Server) dropIdle() {
-	for _, spec := range s.cache.evictIdle(s.opts.IdleTTL) {
+	gone := s.cache.evictIdle(s.opts.IdleTTL)
+	live := s.cache.liveObjects() // once: with many evictions a lookup each would be quadratic
+	for _, spec := range gone {
 		s.opts.Logger.Info("dropped idle ScaledObject state", "namespace", spec.Namespace, "scaledObject", spec.Name)
-		if s.opts.Telemetry != nil && !s.cache.live(spec.Namespace, spec.Name) {
+		if s.opts.Telemetry != nil && !live[[2]string{spec.Namespace, spec.Name}] {
 			s.opts.Telemetry.forget(spec.Namespace, spec.Name)
 		}
 	}
@@ -139,6 +152,16 @@ func (s *Server) evaluate(ctx context.Context, e *pollEntry) (Evaluation, error)
 
 // round is one poll: queries, then the threshold.
 func (s *Server) round(ctx context.Context, spec Spec) (Evaluation, error) {
+	wait := time.NewTimer(spec.QueryTimeout)
+	defer wait.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-wait.C:
+		err := fmt.Errorf("%d polls already in flight for %s (--max-concurrent-polls): Prometheus is slower than the polling", cap(s.slots), spec.QueryTimeout)
+		s.opts.Logger.Warn("evaluation failed", "namespace", spec.Namespace, "scaledObject", spec.Name, "error", err)
+		return Evaluation{}, err
+	}
 	m, err := s.opts.Source.Fetch(ctx, spec, s.opts.Now())
 	if err == nil {
 		var ev Evaluation

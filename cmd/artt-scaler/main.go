@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -37,6 +38,8 @@ type flags struct {
 	grpcAddress, httpAddress, prometheus   string
 	allowedPrometheus                      []string
 	allowQueryOverrides                    bool
+	maxConcurrentPolls, maxRecvBytes       int
+	maxConcurrentStreams                   int
 	tlsCert, tlsKey, tlsClientCA           string
 	cacheTTL, idleTTL, pushInterval, grace time.Duration
 	logLevel, logFormat                    string
@@ -60,6 +63,9 @@ func parseFlags(args []string) (flags, error) {
 		return nil
 	})
 	fs.BoolVar(&f.allowQueryOverrides, "allow-query-overrides", false, "let triggers replace the PromQL queries (cpuUsageQuery, cpuRequestQuery, requestRateQuery); off, their authors cannot read other namespaces' series")
+	fs.IntVar(&f.maxConcurrentPolls, "max-concurrent-polls", 32, "rounds of Prometheus queries in flight at once, across every ScaledObject; a round waits for a slot at most its queryTimeout")
+	fs.IntVar(&f.maxRecvBytes, "grpc-max-recv-bytes", 1<<20, "largest gRPC request accepted (KEDA's requests carry a trigger's metadata: a few KiB)")
+	fs.IntVar(&f.maxConcurrentStreams, "grpc-max-concurrent-streams", 10000, "gRPC streams per connection; must exceed the ScaledObjects using the push form (one StreamIsActive each)")
 	fs.StringVar(&f.tlsCert, "tls-cert-file", "", "server certificate (PEM); enables TLS; reloaded when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key-file", "", "server private key (PEM)")
 	fs.StringVar(&f.tlsClientCA, "tls-client-ca-file", "", "CA bundle (PEM) that client certificates must chain to; enables mutual TLS")
@@ -102,6 +108,17 @@ func parseFlags(args []string) (flags, error) {
 			problems = append(problems, fmt.Errorf("%s = %s: must be positive", d.name, d.value))
 		}
 	}
+	for _, n := range []struct {
+		name  string
+		value int
+	}{{"--max-concurrent-polls", f.maxConcurrentPolls}, {"--grpc-max-recv-bytes", f.maxRecvBytes}, {"--grpc-max-concurrent-streams", f.maxConcurrentStreams}} {
+		if n.value <= 0 {
+			problems = append(problems, fmt.Errorf("%s = %d: must be positive", n.name, n.value))
+		}
+	}
+	if f.maxConcurrentStreams > math.MaxUint32 {
+		problems = append(problems, fmt.Errorf("--grpc-max-concurrent-streams = %d: at most %d", f.maxConcurrentStreams, uint32(math.MaxUint32)))
+	}
 	if len(problems) > 0 {
 		return f, errors.Join(problems...)
 	}
@@ -140,17 +157,20 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	tel := scaler.NewTelemetry(reg)
 
 	srv := scaler.NewServer(scaler.Options{
-		Source:            scaler.NewPrometheusSource(tel.QueryObserver()),
-		DefaultPrometheus: f.prometheus,
-		Tenancy:           scaler.Tenancy{AllowedPrometheus: f.allowedPrometheus, AllowQueryOverrides: f.allowQueryOverrides},
-		CacheTTL:          f.cacheTTL,
-		IdleTTL:           f.idleTTL,
-		PushInterval:      f.pushInterval,
-		Logger:            log,
-		Telemetry:         tel,
+		Source:             scaler.NewPrometheusSource(tel.QueryObserver()),
+		DefaultPrometheus:  f.prometheus,
+		Tenancy:            scaler.Tenancy{AllowedPrometheus: f.allowedPrometheus, AllowQueryOverrides: f.allowQueryOverrides},
+		CacheTTL:           f.cacheTTL,
+		IdleTTL:            f.idleTTL,
+		PushInterval:       f.pushInterval,
+		MaxConcurrentPolls: f.maxConcurrentPolls,
+		Logger:             log,
+		Telemetry:          tel,
 	})
 
 	grpcOpts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(f.maxRecvBytes),
+		grpc.MaxConcurrentStreams(uint32(f.maxConcurrentStreams)),
 		grpc.ChainUnaryInterceptor(tel.UnaryInterceptor),
 		grpc.ChainStreamInterceptor(tel.StreamInterceptor),
 	}

@@ -25,6 +25,8 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--allowed-prometheus=ftp://x"}, `--allowed-prometheus: "ftp://x"`},
 		{[]string{"--allowed-prometheus=http://p:9090?x=1"}, "no user, query or fragment"},
 		{[]string{"--prometheus-address=prometheus:9090"}, "--prometheus-address"},
+		{[]string{"--max-concurrent-polls=0"}, "--max-concurrent-polls = 0"},
+		{[]string{"--grpc-max-concurrent-streams=-1"}, "--grpc-max-concurrent-streams = -1"},
 	} {
 		if _, err := parseFlags(c.args); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("parseFlags(%v) error %v, want %q", c.args, err, c.says)
