@@ -2,6 +2,10 @@ package scaler
 
 import (
 	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,5 +55,120 @@ func TestPrometheusOutageIsUnavailableAndRecovers(t *testing.T) {
 			t.Fatalf("no recovery within 30s of the restart: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestOutageUnderLoad kills and restarts Prometheus while 200 ScaledObjects
+// poll from eight callers: no panic and no code but OK or Unavailable; every
+// ScaledObject Unavailable during the outage and right again once the
+// query window has refilled after Prometheus is back; and no goroutines or
+// memory left behind.
+func TestOutageUnderLoad(t *testing.T) {
+	needProm(t)
+	const scaledObjects = 200
+	client := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), CacheTTL: 100 * time.Millisecond, Tenancy: openTenancy()}))
+	reqs := make([]*pb.GetMetricsRequest, scaledObjects)
+	for i := range reqs {
+		reqs[i] = &pb.GetMetricsRequest{ScaledObjectRef: ref(fmt.Sprintf("load-%d", i), webMetadata(nil)), MetricName: "artt-load"}
+	}
+	ctx := context.Background()
+	// right counts the answers equal to the series' true value (75); the
+	// value is right only once the query window holds no gap, so after a
+	// restart it takes the window's length (14 s here) to come back.
+	pollAll := func() (right, unavailable int, other error) {
+		for _, r := range reqs {
+			resp, err := client.GetMetrics(ctx, r)
+			switch {
+			case err == nil && approx(resp.MetricValues[0].MetricValueFloat, 75, 0.02):
+				right++
+			case err == nil:
+			case status.Code(err) == codes.Unavailable:
+				unavailable++
+			default:
+				other = err
+			}
+		}
+		return right, unavailable, other
+	}
+	waitRight := func(when string) {
+		t.Helper()
+		start := time.Now()
+		deadline := start.Add(45 * time.Second)
+		answered := time.Duration(0)
+		for {
+			time.Sleep(200 * time.Millisecond) // past the cache TTL: each next call is a new poll
+			right, unavailable, err := pollAll()
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if unavailable == 0 && answered == 0 {
+				answered = time.Since(start)
+			}
+			if right == scaledObjects {
+				t.Logf("%s: every ScaledObject answered after %s, and answered 75 after %s", when, answered.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: only %d of %d answer 75", when, right, scaledObjects)
+			}
+		}
+	}
+	waitRight("before the outage")
+	runtime.GC()
+	goroutines := runtime.NumGoroutine()
+	var heap runtime.MemStats
+	runtime.ReadMemStats(&heap)
+
+	// Eight callers poll all the time, as KEDA's operator and adapter do.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var unexpected atomic.Value
+	for c := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; ; i = (i + 8) % scaledObjects {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := client.GetMetrics(ctx, reqs[i]); err != nil && status.Code(err) != codes.Unavailable {
+					unexpected.Store(err)
+				}
+			}
+		}()
+	}
+
+	if err := prom.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if _, unavailable, err := pollAll(); unavailable != scaledObjects || err != nil {
+		t.Errorf("during the outage %d of %d were Unavailable (%v); want all", unavailable, scaledObjects, err)
+	}
+	if err := prom.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitRight("after the restart")
+	close(stop)
+	wg.Wait()
+	if err, _ := unexpected.Load().(error); err != nil {
+		t.Errorf("a caller got neither an answer nor Unavailable: %v", err)
+	}
+
+	time.Sleep(200 * time.Millisecond)
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	t.Logf("goroutines %d before, %d after; heap in use %.1f MiB before, %.1f MiB after",
+		goroutines, runtime.NumGoroutine(), float64(heap.HeapInuse)/(1<<20), float64(after.HeapInuse)/(1<<20))
+	// A few may belong to the HTTP client's idle connections to the new
+	// Prometheus; a leak per failed poll would be thousands.
+	if n := runtime.NumGoroutine(); n > goroutines+10 {
+		t.Errorf("%d goroutines after the outage, %d before: a leak", n, goroutines)
+	}
+	if growth := float64(after.HeapInuse) - float64(heap.HeapInuse); growth > 16<<20 {
+		t.Errorf("heap grew by %.1f MiB over the outage", growth/(1<<20))
 	}
 }
