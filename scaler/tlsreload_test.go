@@ -14,6 +14,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,27 +78,39 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-func TestMutualTLSAndCertificateReload(t *testing.T) {
-	dir := t.TempDir()
-	ca := newTestCA(t)
-	certFile, keyFile, caFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), filepath.Join(dir, "ca.crt")
-	c, k := ca.issue(t, 100, true)
-	writeFile(t, certFile, c)
-	writeFile(t, keyFile, k)
-	writeFile(t, caFile, ca.pem)
+// tlsServer serves artt-scaler with mutual TLS from files in a temporary
+// directory, first with a server certificate of serial 100.
+type tlsServer struct {
+	ca                        *testCA
+	certFile, keyFile, caFile string
+	lis                       net.Listener
+}
 
-	reloader, err := NewCertReloader(certFile, keyFile, caFile, slog.Default())
+func startTLSServer(t *testing.T) *tlsServer {
+	t.Helper()
+	dir := t.TempDir()
+	s := &tlsServer{ca: newTestCA(t), certFile: filepath.Join(dir, "tls.crt"), keyFile: filepath.Join(dir, "tls.key"), caFile: filepath.Join(dir, "ca.crt")}
+	c, k := s.ca.issue(t, 100, true)
+	writeFile(t, s.certFile, c)
+	writeFile(t, s.keyFile, k)
+	writeFile(t, s.caFile, s.ca.pem)
+	reloader, err := NewCertReloader(s.certFile, s.keyFile, s.caFile, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if s.lis, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(reloader.TLSConfig())))
 	pb.RegisterExternalScalerServer(gs, NewServer(Options{Source: NewPrometheusSource(nil), Tenancy: openTenancy()}))
-	go func() { _ = gs.Serve(lis) }()
-	defer gs.Stop()
+	go func() { _ = gs.Serve(s.lis) }()
+	t.Cleanup(gs.Stop)
+	return s
+}
+
+func TestMutualTLSAndCertificateReload(t *testing.T) {
+	srv := startTLSServer(t)
+	ca, certFile, keyFile, lis := srv.ca, srv.certFile, srv.keyFile, srv.lis
 
 	roots := x509.NewCertPool()
 	roots.AddCert(ca.cert)
@@ -167,5 +181,93 @@ func TestCertReloaderRejectsBadFilesAtStart(t *testing.T) {
 		if _, err := NewCertReloader(tc.cert, tc.key, tc.ca, slog.Default()); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+// Certificates rotated under a stream of calls: one caller on a kept
+// connection (as KEDA's client keeps one) and one dialling a new connection,
+// so a new handshake, for every call. Three rotations, each written the
+// way a careless tool would (certificate first, key a moment later): not
+// one call fails, and the last certificate is the one served.
+func TestRotationUnderLoadFailsNoCall(t *testing.T) {
+	srv := startTLSServer(t)
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.ca.cert)
+	cc, ck := srv.ca.issue(t, 200, false)
+	clientCert, err := tls.X509KeyPair(cc, ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots, Certificates: []tls.Certificate{clientCert}}))
+	ask := func(conn *grpc.ClientConn) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := pb.NewExternalScalerClient(conn).GetMetricSpec(ctx, &pb.ScaledObjectRef{
+			Name: "web", Namespace: "shop", ScalerMetadata: map[string]string{"prometheusAddress": "http://127.0.0.1:9"},
+		})
+		return err
+	}
+	kept, err := grpc.NewClient(srv.lis.Addr().String(), creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close()
+
+	stop := make(chan struct{})
+	var calls, failures atomic.Int64
+	var lastErr atomic.Value
+	var wg sync.WaitGroup
+	caller := func(fresh bool, every time.Duration) {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(every):
+			}
+			conn := kept
+			if fresh {
+				c, err := grpc.NewClient(srv.lis.Addr().String(), creds)
+				if err != nil {
+					failures.Add(1)
+					lastErr.Store(err)
+					continue
+				}
+				conn = c
+			}
+			calls.Add(1)
+			if err := ask(conn); err != nil {
+				failures.Add(1)
+				lastErr.Store(err)
+			}
+			if fresh {
+				conn.Close()
+			}
+		}
+	}
+	wg.Add(2)
+	go caller(false, 5*time.Millisecond)
+	go caller(true, 20*time.Millisecond)
+
+	for serial := int64(101); serial <= 103; serial++ {
+		c, k := srv.ca.issue(t, serial, true)
+		writeFile(t, srv.certFile, c)
+		time.Sleep(300 * time.Millisecond) // a reload may see the new certificate with the old key
+		writeFile(t, srv.keyFile, k)
+		time.Sleep(1500 * time.Millisecond) // past the reload interval
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d calls during three rotations, %d failed", calls.Load(), failures.Load())
+	if failures.Load() != 0 {
+		t.Errorf("%d of %d calls failed during the rotations; last: %v", failures.Load(), calls.Load(), lastErr.Load())
+	}
+	conn, err := tls.Dial("tcp", srv.lis.Addr().String(), &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{clientCert}, NextProtos: []string{"h2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if got := conn.ConnectionState().PeerCertificates[0].SerialNumber.Int64(); got != 103 {
+		t.Errorf("served serial %d after the rotations, want 103", got)
 	}
 }
