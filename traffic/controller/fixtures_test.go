@@ -12,11 +12,13 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/client_golang/prometheus"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -134,6 +136,8 @@ type instanceOptions struct {
 	collectTimeout time.Duration
 	// quiet drops the controller's log even under -v.
 	quiet bool
+	// restConfig reaches the apiserver another way (default cfg).
+	restConfig *rest.Config
 }
 
 // start runs a manager with the controller, as cmd/artt-traffic does.
@@ -144,7 +148,11 @@ func start(t *testing.T, o instanceOptions) *instance {
 		t.Fatal(err)
 	}
 	lease, renew, retry := 2*time.Second, 1500*time.Millisecond, 200*time.Millisecond
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	rc := cfg
+	if o.restConfig != nil {
+		rc = o.restConfig
+	}
+	mgr, err := ctrl.NewManager(rc, ctrl.Options{
 		Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		LeaderElection: o.leaderElect, LeaderElectionID: "artt-traffic-test", LeaderElectionNamespace: "default",
 		LeaderElectionReleaseOnCancel: true, LeaseDuration: &lease, RenewDeadline: &renew, RetryPeriod: &retry,
@@ -177,7 +185,13 @@ func start(t *testing.T, o instanceOptions) *instance {
 	if o.queries != nil {
 		queries = *o.queries
 	}
-	c, err := New(mgr.GetClient(), mgr.GetCache(), ic, Options{
+	writes := ic
+	if o.restConfig != nil {
+		if writes, err = istioclient.NewForConfig(rc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := New(mgr.GetClient(), mgr.GetCache(), writes, Options{
 		Interval: o.interval, ProtectInterval: o.protectInterval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
 		Collector: Collector{API: promv1.NewAPI(pc), Queries: queries, Timeout: o.collectTimeout},
 	}, reg, logger)
