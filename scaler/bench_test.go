@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,5 +78,47 @@ func BenchmarkGetMetrics(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkPollRound times one poll round of 1,000 ScaledObjects at the
+// default knobs (window 40, history 240: 279 samples per query), each
+// trigger evaluated afresh (a round per call): the scaler's own CPU per
+// round, the threshold replayed over the whole history for each, with the
+// measurements served from memory so Prometheus's share is left out. One
+// operation is the whole round.
+func BenchmarkPollRound(b *testing.B) {
+	const scaledObjects = 1000
+	demand := make([]float64, 279)
+	cpu := make([]float64, 279)
+	for i := range demand {
+		demand[i] = 100 + 20*math.Sin(float64(i)/7) + 5*math.Sin(float64(i)*1.7)
+		cpu[i] = demand[i] * 0.01
+	}
+	srv := NewServer(Options{Source: fixedSource{Measurements{Demand: demand, CPU: cpu, CPURequest: 2}}, CacheTTL: time.Nanosecond,
+		DefaultPrometheus: "http://prometheus.monitoring:9090"})
+	reqs := make([]*pb.GetMetricsRequest, scaledObjects)
+	for i := range reqs {
+		reqs[i] = &pb.GetMetricsRequest{MetricName: "artt-load", ScaledObjectRef: &pb.ScaledObjectRef{
+			Name: fmt.Sprintf("so-%d", i), Namespace: "shop", ScalerMetadata: map[string]string{"workload": fmt.Sprintf("web-%d", i)},
+		}}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		var next atomic.Int64
+		for range 8 { // KEDA's callers
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := next.Add(1) - 1; i < scaledObjects; i = next.Add(1) - 1 {
+					if _, err := srv.GetMetrics(context.Background(), reqs[i]); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
 	}
 }

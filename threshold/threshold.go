@@ -210,15 +210,89 @@ func Replay(cfg Config, demand, cost []float64, window int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	first := max(min(window, len(demand))-1, 0)
-	for end := first; end < len(demand); end++ {
-		c := math.NaN()
-		if cost != nil {
-			c = cost[end]
+	costAt := func(i int) float64 {
+		if cost == nil {
+			return math.NaN()
 		}
-		if _, err := t.Update(demand[max(0, end-window+1):end+1], c); err != nil && !errors.Is(err, ErrInsufficientData) {
+		return cost[i]
+	}
+	first := max(min(window, len(demand))-1, 0)
+	if cfg.Mode == ModeARTT && cfg.Normalization == NormalizationRelative && ordinary(demand) {
+		// The relative normalisation keeps nothing from earlier windows but
+		// their per-request costs: the newest threshold is the newest
+		// window's fit against the mean cost. So the earlier windows are
+		// not fitted; only whether a fit would have succeeded (enough
+		// finite samples) decides whether their cost is counted, exactly
+		// as Update counts it. The answer is the full replay's, at a
+		// fraction of its cost (every poll replays 240 windows by default).
+		// fits[end]: the window ending at end has enough finite samples.
+		fits := make([]bool, len(demand))
+		finite, last := 0, -1
+		for i := 0; i < first && i < len(demand); i++ {
+			if isFinite(demand[i]) {
+				finite++
+			}
+		}
+		for end := first; end < len(demand); end++ {
+			if isFinite(demand[end]) {
+				finite++
+			}
+			if start := end - window; start >= 0 && isFinite(demand[start]) {
+				finite--
+			}
+			if fits[end] = finite >= max(cfg.RANSAC.MinSamples, 2); fits[end] {
+				last = end
+			}
+		}
+		// The result is the last window that fits (a newer one that does
+		// not leaves it standing, as in Update).
+		for end := first; end < last; end++ {
+			if fits[end] {
+				t.countCost(costAt(end))
+			}
+		}
+		if last >= 0 {
+			if _, err := t.Update(demand[max(0, last-window+1):last+1], costAt(last)); err != nil && !errors.Is(err, ErrInsufficientData) {
+				return Result{}, err
+			}
+		}
+		return t.Last(), nil
+	}
+	return replayEveryWindow(t, demand, costAt, first, window)
+}
+
+// replayEveryWindow updates the tracker with every window in turn.
+func replayEveryWindow(t *Tracker, demand []float64, costAt func(int) float64, first, window int) (Result, error) {
+	for end := first; end < len(demand); end++ {
+		if _, err := t.Update(demand[max(0, end-window+1):end+1], costAt(end)); err != nil && !errors.Is(err, ErrInsufficientData) {
 			return Result{}, err
 		}
 	}
 	return t.Last(), nil
+}
+
+// countCost is what Update does with a window's cost in the relative
+// normalisation when the window's fit succeeds.
+func (t *Tracker) countCost(costPerRequest float64) {
+	if costPerRequest > 0 && !math.IsInf(costPerRequest, 0) {
+		t.lastCost = costPerRequest
+	}
+	cost := t.lastCost
+	if cost == 0 {
+		cost = 1
+	}
+	t.costs.Add(cost)
+}
+
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// ordinary reports whether no sample is large enough for a window's fit to
+// overflow float64 arithmetic (and so fail although its samples are finite).
+func ordinary(demand []float64) bool {
+	for _, x := range demand {
+		if math.Abs(x) > 1e100 {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -346,5 +347,85 @@ func TestRelativeNormalisationFollowsTheWorkloadNotItsHistory(t *testing.T) {
 	}
 	if a, b := theta(flat), theta(stepped); math.Abs(a-b) > 1 {
 		t.Errorf("θ %.1f for a flat workload, %.1f for the same one after a step 70 minutes ago; want the same", a, b)
+	}
+}
+
+// The selection-based median equals the sorted one on windows of every
+// shape: random, sorted, reversed, constant, few distinct values, even and
+// odd lengths, and with a NaN.
+func TestMedianBySelectionMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	for trial := range 3000 {
+		n := 1 + rng.IntN(60)
+		xs := make([]float64, n)
+		for i := range xs {
+			switch trial % 5 {
+			case 0:
+				xs[i] = rng.NormFloat64()
+			case 1:
+				xs[i] = float64(i)
+			case 2:
+				xs[i] = float64(n - i)
+			case 3:
+				xs[i] = 7
+			default:
+				xs[i] = float64(rng.IntN(3))
+			}
+		}
+		if trial%97 == 0 {
+			xs[rng.IntN(n)] = math.NaN()
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		want := sorted[n/2]
+		if n%2 == 0 {
+			want = (sorted[n/2-1] + sorted[n/2]) / 2
+		}
+		got := median(xs, make([]float64, n))
+		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("trial %d: median(%v) = %v, sorting gives %v", trial, xs, got, want)
+		}
+	}
+}
+
+// In the relative normalisation Replay fits only the newest window that
+// fits and counts the earlier windows' costs; the result must be the full
+// replay's exactly, on histories with gaps, missing costs, and a newest
+// window too sparse to fit.
+func TestRelativeReplayEqualsFullReplay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 5))
+	cfg := DefaultConfig()
+	cfg.Normalization = NormalizationRelative
+	for trial := range 300 {
+		n := 1 + rng.IntN(120)
+		window := 5 + rng.IntN(30)
+		demand := noisy(uint64(trial), n, 100, rng.Float64()*2-1, 10)
+		cost := make([]float64, n)
+		for i := range demand {
+			cost[i] = 0.01 + 0.01*rng.Float64()
+			switch rng.IntN(8) {
+			case 0:
+				demand[i] = math.NaN()
+			case 1:
+				cost[i] = math.NaN()
+			}
+		}
+		if trial%5 == 0 { // a newest stretch too sparse to fit
+			for i := max(0, n-window/2-3); i < n; i++ {
+				demand[i] = math.NaN()
+			}
+		}
+		got, err := Replay(cfg, demand, cost, window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _ := NewTracker(cfg)
+		want, err := replayEveryWindow(tr, demand, func(i int) float64 { return cost[i] }, max(min(window, n)-1, 0), window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d (n %d, window %d): fast replay %+v, full replay %+v", trial, n, window, got, want)
+		}
 	}
 }
