@@ -115,5 +115,8 @@
 //
 // A Tracker carries the bounds from window to window. Replay runs a fresh
 // Tracker over a whole history, which is how artt-scaler stays stateless:
-// replicas that read the same history agree.
+// replicas that read the same history agree. In the relative normalisation
+// the only state is the running mean of the per-request cost, so Replay fits
+// just the newest window that fits and counts the others' costs: the same
+// answer, at the cost of one fit instead of one per window.
 package threshold
