@@ -1,6 +1,9 @@
 package flow
 
-import "math"
+import (
+	"math"
+	"testing"
+)
 
 // minCostFlowSSP is the solver MinCostFlow replaced, kept as its test
 // oracle and benchmark baseline. It sends exactly amount units from s to t at the least total
@@ -172,4 +175,24 @@ func (q *distQueue) pop() distItem {
 	}
 	*q = h
 	return top
+}
+
+// The oracle itself is checked on the hand-worked instance before it
+// judges the simplex: two sources (0.6, 0.4), two sinks (0.5 each), links
+// a→x 1, a→y 4, b→x 2, b→y 1; the optimum costs 1.3.
+func TestOracleHandWorked(t *testing.T) {
+	g := NewNetwork(6)
+	s, a, b, x, y, tt := 0, 1, 2, 3, 4, 5
+	g.AddArc(s, a, 0.6, 0)
+	g.AddArc(s, b, 0.4, 0)
+	g.AddArc(a, x, Inf, 1)
+	g.AddArc(a, y, Inf, 4)
+	g.AddArc(b, x, Inf, 2)
+	g.AddArc(b, y, Inf, 1)
+	g.AddArc(x, tt, 0.5, 0)
+	g.AddArc(y, tt, 0.5, 0)
+	cost, err := g.minCostFlowSSP(s, tt, 1)
+	if err != nil || math.Abs(cost-1.3) > 1e-12 {
+		t.Errorf("oracle: cost %v, %v; want 1.3", cost, err)
+	}
 }
