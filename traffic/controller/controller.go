@@ -75,6 +75,9 @@ type Controller struct {
 	last    *Measurements
 	// protector is the policy's fast path, when it has one and it is on.
 	protector traffic.Protector
+	// beforeWrite, when set (by tests), runs between computing a rule and
+	// writing it: where a leader can stall or lose its lease.
+	beforeWrite func(component string)
 }
 
 // New builds a controller. reg receives its metrics.
@@ -346,6 +349,11 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
+			if c.beforeWrite != nil {
+				c.beforeWrite(r.Component)
+			}
+			// The write runs under the leader's context: a leader that has
+			// lost its lease (the manager cancels it) cannot write late.
 			res, err := c.writer.write(ctx, t, comp, ds, c.opts.DryRun)
 			c.tel.writes.WithLabelValues(string(res)).Inc()
 			mu.Lock()

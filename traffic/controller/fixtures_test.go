@@ -120,7 +120,10 @@ type instance struct {
 	c    *Controller
 	reg  *prometheus.Registry
 	stop func()
-	done chan error
+	// cancel ends the manager without waiting for it (a leader losing its
+	// lease); done receives its end.
+	cancel func()
+	done   chan error
 }
 
 type instanceOptions struct {
@@ -136,8 +139,12 @@ type instanceOptions struct {
 	collectTimeout time.Duration
 	// quiet drops the controller's log even under -v.
 	quiet bool
-	// restConfig reaches the apiserver another way (default cfg).
-	restConfig *rest.Config
+	// restConfig reaches the apiserver another way for the manager (cache
+	// and leader election), writeConfig for the DestinationRule writes
+	// (both default to cfg).
+	restConfig, writeConfig *rest.Config
+	// beforeWrite is the controller's hook between computing and writing.
+	beforeWrite func(component string)
 }
 
 // start runs a manager with the controller, as cmd/artt-traffic does.
@@ -186,8 +193,8 @@ func start(t *testing.T, o instanceOptions) *instance {
 		queries = *o.queries
 	}
 	writes := ic
-	if o.restConfig != nil {
-		if writes, err = istioclient.NewForConfig(rc); err != nil {
+	if o.writeConfig != nil {
+		if writes, err = istioclient.NewForConfig(o.writeConfig); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -198,11 +205,12 @@ func start(t *testing.T, o instanceOptions) *instance {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.beforeWrite = o.beforeWrite
 	if err := mgr.Add(c); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(testScope)
-	in := &instance{c: c, reg: reg, done: make(chan error, 1)}
+	in := &instance{c: c, reg: reg, cancel: cancel, done: make(chan error, 1)}
 	go func() { in.done <- mgr.Start(ctx) }()
 	var once sync.Once
 	in.stop = func() {

@@ -93,7 +93,7 @@ func TestAPIServerOutageMidRun(t *testing.T) {
 	proxy := newAPIProxy(t, hostPort(t, cfg.Host))
 	via := rest.CopyConfig(cfg)
 	via.Host = "https://" + proxy.addr
-	in := start(t, instanceOptions{restConfig: via, interval: time.Second})
+	in := start(t, instanceOptions{restConfig: via, writeConfig: via, interval: time.Second})
 	waitFor(t, 20*time.Second, "ARTT's rule written", func() bool {
 		dr, err := getRule("apiout", "artt-backend")
 		return err == nil && len(distribution(dr)) == 3
