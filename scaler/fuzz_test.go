@@ -1,10 +1,15 @@
 package scaler
 
 import (
+	"context"
 	"errors"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // FuzzParseMetadata feeds arbitrary trigger metadata through the parser
@@ -83,5 +88,43 @@ func FuzzEvaluate(f *testing.F) {
 				t.Fatalf("%s metric value %v", form, v)
 			}
 		}
+	})
+}
+
+// FuzzPrometheusResponse serves arbitrary bytes as Prometheus's answer to
+// every query: Fetch returns an error or measurements of the expected
+// length, never a panic, and Evaluate then answers or errs.
+func FuzzPrometheusResponse(f *testing.F) {
+	f.Add([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"],[2,"2"]]}]}}`))
+	f.Add([]byte(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"NaN"]}]}}`))
+	f.Add([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":"1"},"values":[]},{"metric":{"a":"2"},"values":[[1e300,"+Inf"]]}]}}`))
+	f.Add([]byte(`{"status":"error","errorType":"bad_data","error":"parse error"}`))
+	f.Add([]byte(`not json`))
+	var mu sync.Mutex
+	var body []byte
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	defer ts.Close()
+	spec, err := ParseMetadata("shop", "so", map[string]string{"workload": "web", "window": "5", "history": "3", "step": "1s", "queryTimeout": "1s"}, ts.URL)
+	if err != nil {
+		f.Fatal(err)
+	}
+	src := NewPrometheusSource(nil)
+	f.Fuzz(func(t *testing.T, answer []byte) {
+		mu.Lock()
+		body = answer
+		mu.Unlock()
+		m, err := src.Fetch(context.Background(), spec, time.Unix(1_000_000, 0))
+		if err != nil {
+			return
+		}
+		if len(m.Demand) != spec.Points() || len(m.CPU) != spec.Points() {
+			t.Fatalf("%d demand and %d CPU samples, want %d each", len(m.Demand), len(m.CPU), spec.Points())
+		}
+		_, _ = Evaluate(spec, m)
 	})
 }

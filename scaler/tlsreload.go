@@ -106,16 +106,31 @@ func (r *CertReloader) current() (*tls.Certificate, *x509.CertPool) {
 	return r.cert, r.clientCAs
 }
 
+// modernCipherSuites are the TLS 1.2 suites allowed: forward-secret
+// (ECDHE) and authenticated encryption (GCM, ChaCha20-Poly1305) only, what
+// Mozilla's "intermediate" profile keeps; no CBC, no RSA key exchange.
+// TLS 1.3's suites are all of that kind and not configurable.
+var modernCipherSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
 // TLSConfig returns a server configuration that asks the reloader for the
 // certificate on every handshake; with a client CA it requires and verifies
 // client certificates.
 func (r *CertReloader) TLSConfig() *tls.Config {
 	return &tls.Config{
-		MinVersion: tls.VersionTLS12,
+		MinVersion:   tls.VersionTLS12,
+		CipherSuites: modernCipherSuites,
 		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
 			cert, pool := r.current()
 			cfg := &tls.Config{
 				MinVersion:   tls.VersionTLS12,
+				CipherSuites: modernCipherSuites,
 				Certificates: []tls.Certificate{*cert},
 				NextProtos:   []string{"h2"},
 			}

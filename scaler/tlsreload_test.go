@@ -271,3 +271,33 @@ func TestRotationUnderLoadFailsNoCall(t *testing.T) {
 		t.Errorf("served serial %d after the rotations, want 103", got)
 	}
 }
+
+// TLS 1.1 and a CBC suite under TLS 1.2 are refused; TLS 1.2 with an AEAD
+// suite is served.
+func TestOnlyModernTLS(t *testing.T) {
+	srv := startTLSServer(t)
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.ca.cert)
+	cc, ck := srv.ca.issue(t, 300, false)
+	clientCert, err := tls.X509KeyPair(cc, ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(cfg *tls.Config) error {
+		cfg.RootCAs, cfg.Certificates, cfg.NextProtos = roots, []tls.Certificate{clientCert}, []string{"h2"}
+		conn, err := tls.Dial("tcp", srv.lis.Addr().String(), cfg)
+		if err == nil {
+			conn.Close()
+		}
+		return err
+	}
+	if err := dial(&tls.Config{MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}); err == nil {
+		t.Error("TLS 1.1 accepted")
+	}
+	if err := dial(&tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}}); err == nil {
+		t.Error("a CBC suite accepted under TLS 1.2")
+	}
+	if err := dial(&tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}); err != nil {
+		t.Errorf("TLS 1.2 with AES-GCM refused: %v", err)
+	}
+}
