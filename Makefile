@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench bench-fleet fuzz proto clean
+.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench bench-fleet fuzz soak proto clean
 
 all: build
 
@@ -75,6 +75,11 @@ FUZZ_TARGETS := threshold:FuzzReplay traffic/flow:FuzzMinCostFlow traffic/istio:
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$fn in ./$$pkg for $(FUZZ_TIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZ_TIME) ./$$pkg || exit 1; done
+
+## soak: artt-scaler polled for 1,000 ScaledObjects for SOAK (30m), the heap sampled; prints its slope
+SOAK ?= 30m
+soak:
+	ARTT_SOAK=$(SOAK) $(GO) test -count=1 -run TestSoak -v -timeout 2h ./scaler
 
 ## bench-fleet: artt-traffic at 10,000 pods on 500 nodes on envtest's kube-apiserver, with its own Prometheus
 ## (builds the fleet through the API: several minutes)

@@ -149,3 +149,79 @@ func TestTrafficBase(t *testing.T) {
 	find(t, m, "ClusterRole", "artt-traffic")
 	find(t, m, "Role", "artt-traffic-leader-election")
 }
+
+// artt-traffic's roles grant exactly what it uses, no more: reading pods,
+// nodes and Deployments, reading and applying DestinationRules, and its own
+// Lease and Events in its namespace. Cluster-wide, the only writes are to
+// DestinationRules (ARTT's own or the user's, in any namespace with a
+// managed Deployment); there is no delete, no update of another kind, no
+// Secret and no wildcard.
+func TestTrafficRBACIsExactlyWhatIsUsed(t *testing.T) {
+	m := build(t, "traffic")
+	want := map[string]map[string]bool{
+		"ClusterRole/artt-traffic": {
+			"/pods:get,list,watch": true, "/nodes:get,list,watch": true,
+			"apps/deployments:get,list,watch":                                  true,
+			"networking.istio.io/destinationrules:get,list,watch,create,patch": true,
+		},
+		"Role/artt-traffic-leader-election": {
+			"coordination.k8s.io/leases:get,list,watch,create,update,patch": true,
+			"/events:create,patch": true,
+		},
+	}
+	got := map[string]map[string]bool{}
+	for _, r := range m.Resources() {
+		if r.GetKind() != "ClusterRole" && r.GetKind() != "Role" {
+			continue
+		}
+		n, err := yaml.Parse(r.MustYaml())
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := r.GetKind() + "/" + r.GetName()
+		got[key] = map[string]bool{}
+		rules, _ := n.Pipe(yaml.Lookup("rules"))
+		elems, _ := rules.Elements()
+		for _, rule := range elems {
+			list := func(f string) []string {
+				v, _ := rule.Pipe(yaml.Lookup(f))
+				if v == nil {
+					return nil
+				}
+				var out []string
+				es, _ := v.Elements()
+				for _, e := range es {
+					out = append(out, strings.TrimSpace(e.MustString()))
+				}
+				return out
+			}
+			groups, resources, verbs := list("apiGroups"), list("resources"), list("verbs")
+			for _, g := range groups {
+				g = strings.Trim(g, `"'`)
+				for _, res := range resources {
+					got[key][g+"/"+res+":"+strings.Join(verbs, ",")] = true
+				}
+			}
+		}
+	}
+	for role, rules := range want {
+		for rule := range rules {
+			if !got[role][rule] {
+				t.Errorf("%s lacks %s, which artt-traffic uses", role, rule)
+			}
+		}
+		for rule := range got[role] {
+			if !rules[rule] {
+				t.Errorf("%s grants %s, which artt-traffic does not use", role, rule)
+			}
+		}
+	}
+	for role := range got {
+		if want[role] == nil {
+			t.Errorf("unexpected role %s", role)
+		}
+	}
+	if r := find(t, m, "Role", "artt-traffic-leader-election"); field(t, r, "metadata", "namespace") != "artt-system" {
+		t.Error("the leader-election Role is not confined to artt-system")
+	}
+}

@@ -327,6 +327,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	}
 	writeStart := c.opts.Now()
 	c.tel.share.Reset()
+	c.tel.health.Reset()
 	results := map[writeResult]int{}
 	var mu sync.Mutex // guards results
 	var wg sync.WaitGroup
@@ -335,6 +336,9 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		comp := comps[r.Component]
 		for _, g := range r.Groups {
 			c.tel.share.WithLabelValues(r.Component, g.Node).Set(g.Share)
+			if g.Health != "" {
+				c.tel.health.WithLabelValues(r.Component, g.Node, g.Health).Set(1)
+			}
 		}
 		ds, err := istio.Distributes(r, locate)
 		if err != nil {

@@ -7,6 +7,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // cycle.
 type telemetry struct {
 	share       *prometheus.GaugeVec
+	health      *prometheus.GaugeVec
 	writes      *prometheus.CounterVec
 	collectErrs prometheus.Counter
 	allocErrs   prometheus.Counter
@@ -24,6 +25,10 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Namespace: "artt_traffic", Name: "group_share",
 			Help: "Target share of a component's traffic for the pods on a node.",
 		}, []string{"component", "node"}),
+		health: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "group_health",
+			Help: "1 for the health state (Healthy, Degraded, Unhealthy) of a component's pods on a node, as the artt policy judges it.",
+		}, []string{"component", "node", "state"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "artt_traffic", Name: "destinationrule_writes_total",
 			Help: "DestinationRule writes by result (written, unchanged, conflict, failed, dry-run).",
@@ -64,6 +69,6 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Help: "Re-routings by the fast path between cycles because a group's health changed.",
 		}),
 	}
-	reg.MustRegister(t.share, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
+	reg.MustRegister(t.share, t.health, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
 	return t
 }
