@@ -4,18 +4,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"regexp"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/artt-dev/artt/internal/promtest"
 	"github.com/artt-dev/artt/scaler"
 	"github.com/artt-dev/artt/traffic/controller"
 )
@@ -126,40 +120,6 @@ func TestMonitoringReadsExportedMetrics(t *testing.T) {
 			if !names[m] {
 				t.Errorf("%s reads %s, which neither artt-scaler nor artt-traffic exports", where, m)
 			}
-		}
-	}
-}
-
-// Every expression is valid PromQL, as a real Prometheus parses it (with
-// Grafana's $__rate_interval at 5m).
-func TestMonitoringQueriesParse(t *testing.T) {
-	if _, err := promtest.Binary(); err != nil {
-		if promtest.Required() {
-			t.Fatalf("Prometheus is required: %v", err)
-		}
-		t.Skipf("Prometheus not installed: %v", err)
-	}
-	prom, err := promtest.Start(t.TempDir(), nil, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prom.Stop()
-	exprs := monitoringExprs(t)
-	keys := make([]string, 0, len(exprs))
-	for k := range exprs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, where := range keys {
-		q := strings.ReplaceAll(exprs[where], "$__rate_interval", "5m")
-		resp, err := http.Get(prom.URL + "/api/v1/query?" + url.Values{"query": {q}}.Encode())
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("%s: Prometheus refuses %q: %s", where, q, body)
 		}
 	}
 }

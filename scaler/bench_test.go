@@ -89,13 +89,7 @@ func BenchmarkGetMetrics(b *testing.B) {
 // operation is the whole round.
 func BenchmarkPollRound(b *testing.B) {
 	const scaledObjects = 1000
-	demand := make([]float64, 279)
-	cpu := make([]float64, 279)
-	for i := range demand {
-		demand[i] = 100 + 20*math.Sin(float64(i)/7) + 5*math.Sin(float64(i)*1.7)
-		cpu[i] = demand[i] * 0.01
-	}
-	srv := NewServer(Options{Source: fixedSource{Measurements{Demand: demand, CPU: cpu, CPURequest: 2}}, CacheTTL: time.Nanosecond,
+	srv := NewServer(Options{Source: fixedSource{defaultKnobsHistory()}, CacheTTL: time.Nanosecond,
 		DefaultPrometheus: "http://prometheus.monitoring:9090"})
 	reqs := make([]*pb.GetMetricsRequest, scaledObjects)
 	for i := range reqs {
@@ -121,4 +115,15 @@ func BenchmarkPollRound(b *testing.B) {
 		}
 		wg.Wait()
 	}
+}
+
+// defaultKnobsHistory is a poll's measurements at the default knobs: 279
+// samples (window 40 + history 240 − 1) of a demand with two periods.
+func defaultKnobsHistory() Measurements {
+	m := Measurements{Demand: make([]float64, 279), CPU: make([]float64, 279), CPURequest: 2}
+	for i := range m.Demand {
+		m.Demand[i] = 100 + 20*math.Sin(float64(i)/7) + 5*math.Sin(float64(i)*1.7)
+		m.CPU[i] = m.Demand[i] * 0.01
+	}
+	return m
 }

@@ -3,7 +3,6 @@ package scaler
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -27,13 +26,7 @@ func TestSoak(t *testing.T) {
 		t.Skip("set ARTT_SOAK to a duration, such as 30m (make soak)")
 	}
 	const scaledObjects = 1000
-	demand := make([]float64, 279)
-	cpu := make([]float64, 279)
-	for i := range demand {
-		demand[i] = 100 + 20*math.Sin(float64(i)/7)
-		cpu[i] = demand[i] * 0.01
-	}
-	srv := NewServer(Options{Source: fixedSource{Measurements{Demand: demand, CPU: cpu, CPURequest: 2}},
+	srv := NewServer(Options{Source: fixedSource{defaultKnobsHistory()},
 		DefaultPrometheus: "http://prometheus.monitoring:9090", Telemetry: NewTelemetry(prometheus.NewRegistry())})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
