@@ -2,8 +2,8 @@ package scaler
 
 import (
 	"context"
-	"math"
 	"maps"
+	"math"
 	"net"
 	"strings"
 	"sync/atomic"
