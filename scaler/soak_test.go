@@ -30,8 +30,7 @@ func TestSoak(t *testing.T) {
 		DefaultPrometheus: "http://prometheus.monitoring:9090", Telemetry: NewTelemetry(prometheus.NewRegistry())})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go srv.Run(ctx)
-	client := serve(t, srv)
+	client := serve(t, srv) // runs srv.Run until the test ends
 	reqs := make([]*pb.GetMetricsRequest, scaledObjects)
 	for i := range reqs {
 		reqs[i] = &pb.GetMetricsRequest{MetricName: "artt-load", ScaledObjectRef: &pb.ScaledObjectRef{
