@@ -1,15 +1,14 @@
 package deploy_test
 
 import (
-	"encoding/json"
 	"io"
 	"log/slog"
 	"regexp"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/artt-dev/artt/deploy/monitoring"
 	"github.com/artt-dev/artt/scaler"
 	"github.com/artt-dev/artt/traffic/controller"
 )
@@ -56,8 +55,9 @@ func exported(t *testing.T) map[string]bool {
 	return names
 }
 
-// monitoringExprs builds deploy/monitoring and returns every PromQL
-// expression in its dashboard and alerts, by where it stands.
+// monitoringExprs builds deploy/monitoring, checks that Grafana's sidecar
+// will load the dashboard, and returns every PromQL expression of the
+// dashboard and the alerts.
 func monitoringExprs(t *testing.T) map[string]string {
 	t.Helper()
 	m := build(t, "monitoring")
@@ -65,45 +65,12 @@ func monitoringExprs(t *testing.T) map[string]string {
 	if got := field(t, cm, "metadata", "labels", "grafana_dashboard"); got != `"1"` && got != "1" {
 		t.Errorf("dashboard ConfigMap label grafana_dashboard = %q, want 1 (Grafana's sidecar loads labelled ConfigMaps)", got)
 	}
-	raw, err := cm.Pipe(yaml.Lookup("data", "artt.json"))
-	if err != nil || raw == nil {
-		t.Fatal("the ConfigMap has no artt.json")
+	find(t, m, "PrometheusRule", "artt")
+	exprs, err := monitoring.Expressions()
+	if err != nil {
+		t.Fatal(err)
 	}
-	var dash struct {
-		Panels []struct {
-			Title   string `json:"title"`
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal([]byte(raw.YNode().Value), &dash); err != nil {
-		t.Fatalf("dashboard JSON: %v", err)
-	}
-	exprs := map[string]string{}
-	for _, p := range dash.Panels {
-		for i, tg := range p.Targets {
-			exprs["dashboard panel "+p.Title+" target "+string(rune('A'+i))] = tg.Expr
-		}
-	}
-	rule := find(t, m, "PrometheusRule", "artt")
-	groups, err := rule.Pipe(yaml.Lookup("spec", "groups"))
-	if err != nil || groups == nil {
-		t.Fatal("the PrometheusRule has no groups")
-	}
-	gs, _ := groups.Elements()
-	for _, g := range gs {
-		rules, _ := g.Pipe(yaml.Lookup("rules"))
-		rs, _ := rules.Elements()
-		for _, r := range rs {
-			expr, err := r.Pipe(yaml.Lookup("expr"))
-			if err != nil || expr == nil {
-				t.Fatalf("alert %s has no expr", field(t, r, "alert"))
-			}
-			exprs["alert "+field(t, r, "alert")] = expr.YNode().Value
-		}
-	}
-	if len(exprs) < 20 {
+	if len(exprs) < 25 {
 		t.Fatalf("only %d expressions found", len(exprs))
 	}
 	return exprs

@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
-	"sigs.k8s.io/yaml"
 
+	"github.com/artt-dev/artt/deploy/monitoring"
 	"github.com/artt-dev/artt/internal/promtest"
 	pb "github.com/artt-dev/artt/proto/externalscaler"
 	"github.com/artt-dev/artt/scaler"
@@ -122,7 +121,14 @@ func TestMonitoringAgainstRealSeries(t *testing.T) {
 		labelsOf[name] = l
 		return l
 	}
-	for where, expr := range monitoringExpressions(t) {
+	exprs, err := monitoring.Expressions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exprs) < 25 {
+		t.Fatalf("only %d expressions read", len(exprs))
+	}
+	for where, expr := range exprs {
 		if _, err := query(expr); err != nil {
 			t.Errorf("%s: Prometheus refuses it: %v", where, err)
 			continue
@@ -155,56 +161,4 @@ func TestMonitoringAgainstRealSeries(t *testing.T) {
 			}
 		}
 	}
-}
-
-// monitoringExpressions reads every PromQL expression of the dashboard and
-// the alerts in deploy/monitoring, by where it stands.
-func monitoringExpressions(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	raw, err := os.ReadFile("../../deploy/monitoring/dashboard.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dash struct {
-		Panels []struct {
-			Title   string `json:"title"`
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal(raw, &dash); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range dash.Panels {
-		for i, tg := range p.Targets {
-			out[fmt.Sprintf("panel %q target %d", p.Title, i)] = tg.Expr
-		}
-	}
-	raw, err = os.ReadFile("../../deploy/monitoring/alerts.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rule struct {
-		Spec struct {
-			Groups []struct {
-				Rules []struct {
-					Alert, Expr string
-				}
-			}
-		}
-	}
-	if err := yaml.Unmarshal(raw, &rule); err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range rule.Spec.Groups {
-		for _, r := range g.Rules {
-			out["alert "+r.Alert] = r.Expr
-		}
-	}
-	if len(out) < 25 {
-		t.Fatalf("only %d expressions read", len(out))
-	}
-	return out
 }

@@ -53,13 +53,6 @@ type link struct {
 
 const tolerance = 1e-9
 
-// ByName adapts a delay lookup by node names to a Problem's Delay, for
-// callers without numbered nodes; traffic.Index.DelaysBetween is the fast
-// form.
-func ByName(supplies, demands []traffic.Amount, delay func(from, to string) (float64, bool)) func(i, j int) (float64, bool) {
-	return func(i, j int) (float64, bool) { return delay(supplies[i].Node, demands[j].Node) }
-}
-
 // Solve filters slow links and routes the supplies to the demands at the
 // least Σ traffic × delay.
 func Solve(cfg Config, p Problem) (Solution, error) {

@@ -41,6 +41,12 @@ func delays(m map[[2]string]float64) func(string, string) (float64, bool) {
 	}
 }
 
+// ByName adapts a delay lookup by node names to a Problem's Delay (the
+// allocators use traffic.Index.DelaysBetween).
+func ByName(supplies, demands []traffic.Amount, delay func(from, to string) (float64, bool)) func(i, j int) (float64, bool) {
+	return func(i, j int) (float64, bool) { return delay(supplies[i].Node, demands[j].Node) }
+}
+
 func amounts(kv ...any) []traffic.Amount {
 	var out []traffic.Amount
 	for i := 0; i < len(kv); i += 2 {
