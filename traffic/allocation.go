@@ -17,7 +17,13 @@ type Route struct {
 	Groups []GroupShare
 	// Sources are the upstream nodes, each with the fraction of its traffic
 	// to send to each downstream node; the fractions of a source sum to 1.
+	// Empty when Envoy is true.
 	Sources []Source
+	// Envoy is true when the policy leaves the component to the sidecars'
+	// own per-request balancing: no locality weights are written, and
+	// locality load balancing is switched off for it (weights written
+	// before are removed). Groups still carry the shares the policy tracks.
+	Envoy bool
 	// SlowLinks are the links classified slow; RemovedLinks those dropped.
 	SlowLinks, RemovedLinks []Link
 	// Cost is Σ traffic × delay over the links used (traffic as fractions of

@@ -35,7 +35,7 @@ import (
 type flags struct {
 	prometheus, policy, leaseNamespace, metricsAddr, probeAddr string
 	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
-	dryRun, labelNodes, leaderElect                            bool
+	dryRun, labelNodes, leaderElect, leaveToEnvoy              bool
 	logLevel, logFormat                                        string
 	queries                                                    controller.Queries
 }
@@ -52,6 +52,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.protectInterval, "protect-interval", 15*time.Second, "how often the fast path measures between cycles and cuts or restores a group whose health changed (artt policy; 0 turns it off)")
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
+	fs.BoolVar(&f.leaveToEnvoy, "leave-to-envoy", true, "artt policy: leave a component to Envoy's own least-request (locality load balancing off) when its table would save less network time than the queueing a static split adds; false always writes the table")
 	fs.BoolVar(&f.labelNodes, "label-nodes", false, "label nodes that have a region and zone with topology.istio.io/subzone=<node name> (needs the node-labeller RBAC)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader on a Lease; only the leader writes")
 	fs.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease (default: the pod's namespace)")
@@ -154,7 +155,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		Interval:        f.interval,
 		ProtectInterval: protectInterval(f.protectInterval),
 		Policy:          f.policy,
-		Allocate:        allocate.DefaultOptions(),
+		Allocate:        allocateOptions(f),
 		DryRun:          f.dryRun,
 		LabelNodes:      f.labelNodes,
 		Collector:       controller.Collector{API: promv1.NewAPI(pc), Queries: f.queries, Timeout: f.queryTimeout},
@@ -186,4 +187,11 @@ func protectInterval(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// allocateOptions are the policies' defaults with the flags applied.
+func allocateOptions(f flags) allocate.Options {
+	o := allocate.DefaultOptions()
+	o.LeaveToEnvoy = f.leaveToEnvoy
+	return o
 }

@@ -21,6 +21,11 @@ type Options struct {
 	Health   health.Config
 	// Parallelism bounds the goroutines computing components (default GOMAXPROCS).
 	Parallelism int
+	// LeaveToEnvoy lets ARTT leave a component to Envoy's own per-request
+	// balancing (no locality weights) when its table would save less
+	// network time than the queueing a static split adds (handover.go).
+	// On by default; off, ARTT always writes its table.
+	LeaveToEnvoy bool
 }
 
 // DefaultOptions returns every package's defaults.
@@ -28,7 +33,7 @@ func DefaultOptions() Options {
 	return Options{
 		NTAM: ntam.DefaultConfig(), ATPM: atpm.DefaultConfig(),
 		Forecast: forecast.DefaultConfig(), Health: health.DefaultConfig(),
-		Parallelism: runtime.GOMAXPROCS(0),
+		Parallelism: runtime.GOMAXPROCS(0), LeaveToEnvoy: true,
 	}
 }
 

@@ -198,7 +198,11 @@ func TestARTTDropsUnhealthyAndScalesDegraded(t *testing.T) {
 }
 
 func TestARTTReactsToPodDeletionAndNodeFailure(t *testing.T) {
-	p := mustPolicy(t, "artt", DefaultOptions())
+	// The table's reaction: with one group left, ARTT would otherwise leave
+	// B to Envoy, where the emptied node simply has no endpoint.
+	opts := DefaultOptions()
+	opts.LeaveToEnvoy = false
+	p := mustPolicy(t, "artt", opts)
 	s := pair(1, 0.5)
 	if _, err := p.Allocate(s); err != nil {
 		t.Fatal(err)

@@ -141,7 +141,16 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		for i, g := range p.route.Groups {
 			demands[i] = traffic.Amount{Node: g.Node, Value: g.Share}
 		}
-		return routeGroups(x, a.memo, p.route, p.groups, p.supplies, demands, a.opts.NTAM)
+		r, ok, err := routeGroups(x, a.memo, p.route, p.groups, p.supplies, demands, a.opts.NTAM)
+		if err != nil || !ok || !a.opts.LeaveToEnvoy {
+			return r, ok, err
+		}
+		h := judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component))
+		r.Notes = append(r.Notes, h.note())
+		if h.envoy {
+			r.Envoy, r.Sources, r.SlowLinks, r.RemovedLinks, r.Cost = true, nil, nil, nil, h.spreadCost
+		}
+		return r, true, nil
 	})
 	if err != nil {
 		return traffic.Allocation{}, false, err

@@ -328,12 +328,18 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	writeStart := c.opts.Now()
 	c.tel.share.Reset()
 	c.tel.health.Reset()
+	c.tel.envoy.Reset()
 	results := map[writeResult]int{}
 	var mu sync.Mutex // guards results
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, writeConcurrency)
 	for _, r := range alloc.Routes {
 		comp := comps[r.Component]
+		left := 0.0
+		if r.Envoy {
+			left = 1
+		}
+		c.tel.envoy.WithLabelValues(r.Component).Set(left)
 		for _, g := range r.Groups {
 			c.tel.share.WithLabelValues(r.Component, g.Node).Set(g.Share)
 			if g.Health != "" {
@@ -358,12 +364,12 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			}
 			// The write runs under the leader's context: a leader that has
 			// lost its lease (the manager cancels it) cannot write late.
-			res, err := c.writer.write(ctx, t, comp, ds, c.opts.DryRun)
+			res, err := c.writer.write(ctx, t, comp, ds, !r.Envoy, c.opts.DryRun)
 			c.tel.writes.WithLabelValues(string(res)).Inc()
 			mu.Lock()
 			results[res]++
 			mu.Unlock()
-			logArgs := []any{"component", r.Component, "destinationRule", t.namespace + "/" + t.name, "result", res, "groups", groupSummary(r)}
+			logArgs := []any{"component", r.Component, "destinationRule", t.namespace + "/" + t.name, "result", res, "groups", groupSummary(r), "leftToEnvoy", r.Envoy}
 			if len(r.RemovedLinks) > 0 {
 				logArgs = append(logArgs, "removedLinks", len(r.RemovedLinks))
 			}

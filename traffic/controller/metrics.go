@@ -8,6 +8,7 @@ import "github.com/prometheus/client_golang/prometheus"
 type telemetry struct {
 	share       *prometheus.GaugeVec
 	health      *prometheus.GaugeVec
+	envoy       *prometheus.GaugeVec
 	writes      *prometheus.CounterVec
 	collectErrs prometheus.Counter
 	allocErrs   prometheus.Counter
@@ -29,6 +30,10 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Namespace: "artt_traffic", Name: "group_health",
 			Help: "1 for the health state (Healthy, Degraded, Unhealthy) of a component's pods on a node, as the artt policy judges it.",
 		}, []string{"component", "node", "state"}),
+		envoy: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "left_to_envoy",
+			Help: "1 when a component is left to Envoy's own least-request (its table would save less network time than a static split adds in queueing), 0 when ARTT writes its locality weights.",
+		}, []string{"component"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "artt_traffic", Name: "destinationrule_writes_total",
 			Help: "DestinationRule writes by result (written, unchanged, conflict, failed, dry-run).",
@@ -69,6 +74,6 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Help: "Re-routings by the fast path between cycles because a group's health changed.",
 		}),
 	}
-	reg.MustRegister(t.share, t.health, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
+	reg.MustRegister(t.share, t.health, t.envoy, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
 	return t
 }

@@ -75,8 +75,12 @@ func chooseTarget(rules []*networkingv1.DestinationRule, c component) target {
 	return target{namespace: c.namespace, name: candidates[0].Name}
 }
 
-// applyConfig is the part of a DestinationRule ARTT owns.
-func applyConfig(t target, c component, ds []istio.Distribute) *applyv1.DestinationRuleApplyConfiguration {
+// applyConfig is the part of a DestinationRule ARTT owns. enabled = false
+// (a component left to Envoy) switches locality load balancing off rather
+// than leaving it unset: Istio turns it on by itself when the rule has
+// outlier detection, and would then keep each caller's traffic on its own
+// node (one locality per node).
+func applyConfig(t target, c component, ds []istio.Distribute, enabled bool) *applyv1.DestinationRuleApplyConfiguration {
 	var dist []*networkingapi.LocalityLoadBalancerSetting_Distribute
 	for _, d := range ds {
 		dist = append(dist, &networkingapi.LocalityLoadBalancerSetting_Distribute{From: d.From, To: d.To})
@@ -85,7 +89,7 @@ func applyConfig(t target, c component, ds []istio.Distribute) *applyv1.Destinat
 		TrafficPolicy: &networkingapi.TrafficPolicy{
 			LoadBalancer: &networkingapi.LoadBalancerSettings{
 				LocalityLbSetting: &networkingapi.LocalityLoadBalancerSetting{
-					Enabled:    wrapperspb.Bool(true),
+					Enabled:    wrapperspb.Bool(enabled),
 					Distribute: dist,
 				},
 			},
@@ -101,9 +105,9 @@ func applyConfig(t target, c component, ds []istio.Distribute) *applyv1.Destinat
 }
 
 // fingerprint identifies the content written, to skip unchanged writes.
-func fingerprint(t target, c component, ds []istio.Distribute) string {
+func fingerprint(t target, c component, ds []istio.Distribute, enabled bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s/%s|%v|%s", t.namespace, t.name, t.own, c.host)
+	fmt.Fprintf(&b, "%s/%s|%v|%s|%v", t.namespace, t.name, t.own, c.host, enabled)
 	for _, d := range ds {
 		keys := make([]string, 0, len(d.To))
 		for k := range d.To {
@@ -136,11 +140,11 @@ func (w *writer) lastApplied(key string) string {
 // write validates and applies one rule. A field-manager conflict is
 // returned as conflict (never forced); transient API errors are retried
 // with backoff.
-func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Distribute, dry bool) (writeResult, error) {
+func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Distribute, enabled, dry bool) (writeResult, error) {
 	if err := istio.Validate(ds); err != nil {
 		return failed, fmt.Errorf("refusing to write %s/%s, Istio would reject it: %w", t.namespace, t.name, err)
 	}
-	fp := fingerprint(t, c, ds)
+	fp := fingerprint(t, c, ds, enabled)
 	key := t.namespace + "/" + t.name
 	if w.lastApplied(key) == fp {
 		return unchanged, nil
@@ -148,7 +152,7 @@ func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Di
 	if dry {
 		return dryRun, nil
 	}
-	cfg := applyConfig(t, c, ds)
+	cfg := applyConfig(t, c, ds, enabled)
 	err := retry.OnError(wait.Backoff{Steps: 4, Duration: 50e6, Factor: 2, Jitter: 0.1}, retriable, func() error {
 		_, err := w.istio.NetworkingV1().DestinationRules(t.namespace).Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: FieldManager, Force: false})
 		return err

@@ -28,8 +28,12 @@ type Distribute struct {
 // are the fractions × 100 rounded by the largest-remainder method, so each
 // entry sums to exactly 100; a locality whose weight rounds to 0 is left out
 // (its sliver of traffic goes to the others). Ties in remainders go to the
-// locality that sorts first, so the result is deterministic.
+// locality that sorts first, so the result is deterministic. A route left to
+// Envoy has no entries.
 func Distributes(r traffic.Route, locality func(node string) (string, bool)) ([]Distribute, error) {
+	if r.Envoy {
+		return nil, nil // no weights: the sidecars balance on their own
+	}
 	var out []Distribute
 	for _, s := range r.Sources {
 		from, ok := locality(s.Node)

@@ -1,0 +1,184 @@
+package allocate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/istio"
+)
+
+// callerCallee is component A calling B on nodes n0…n(nodes-1): callers A
+// pods and podsPerNode B pods on each node, B serving rate requests per
+// second at costMs CPU milliseconds per request (1-core limits), every
+// node-to-node link delayMs one way.
+func callerCallee(nodes, callers, podsPerNode int, rate, costMs, delayMs float64) traffic.Snapshot {
+	s := traffic.Snapshot{
+		At:         time.Unix(100, 0),
+		Components: []traffic.Component{{Name: "A"}, {Name: "B"}},
+		Calls:      []traffic.Call{{From: "A", To: "B", Rate: rate}},
+	}
+	for i := range nodes {
+		n := fmt.Sprintf("n%d", i)
+		s.Nodes = append(s.Nodes, traffic.Node{Name: n, Ready: true, Locality: "r/z/" + n})
+		for j := range nodes {
+			if i != j {
+				s.Delays = append(s.Delays, traffic.Delay{From: n, To: fmt.Sprintf("n%d", j), Ms: delayMs})
+			}
+		}
+	}
+	for i := range callers {
+		s.Replicas = append(s.Replicas, traffic.Replica{
+			Name: fmt.Sprintf("a-%d", i), Component: "A", Node: fmt.Sprintf("n%d", i%nodes), Ready: true,
+			CPU: 0.01, CPULimit: 1, Requests: rate / float64(callers), LatencyP95: 5, ErrorRate: 0,
+		})
+	}
+	perPod := rate / float64(nodes*podsPerNode)
+	for i := range nodes {
+		for j := range podsPerNode {
+			s.Replicas = append(s.Replicas, traffic.Replica{
+				Name: fmt.Sprintf("b-%d-%d", i, j), Component: "B", Node: fmt.Sprintf("n%d", i), Ready: true,
+				CPU: perPod * costMs / 1000, CPULimit: 1, Requests: perPod, LatencyP95: 20, ErrorRate: 0,
+			})
+		}
+	}
+	return s
+}
+
+func routeB(t *testing.T, opts Options, s traffic.Snapshot) traffic.Route {
+	t.Helper()
+	a, err := NewARTT(opts).Allocate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := a.Route("B")
+	if !ok {
+		t.Fatal("no route for B")
+	}
+	return r
+}
+
+func hasNote(r traffic.Route, prefix string) bool {
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// One pod per node at 75% load with sub-millisecond links: the table's
+// static split adds far more queueing than its locality saves, so B is left
+// to Envoy, and no weights are written for it.
+func TestHandoverLeavesAStaticSplitToEnvoy(t *testing.T) {
+	r := routeB(t, DefaultOptions(), callerCallee(3, 3, 1, 180, 12.5, 0.4))
+	if !r.Envoy || len(r.Sources) != 0 || !hasNote(r, "left to Envoy") {
+		t.Fatalf("B: envoy %v, sources %v, notes %q; want it left to Envoy", r.Envoy, r.Sources, r.Notes)
+	}
+	if len(r.Groups) != 3 {
+		t.Errorf("B left to Envoy lists %d groups, want its 3 groups still tracked", len(r.Groups))
+	}
+	ds, err := istio.Distributes(r, func(n string) (string, bool) { return "r/z/" + n, true })
+	if err != nil || ds != nil {
+		t.Errorf("distribute entries for a route left to Envoy: %v, %v; want none", ds, err)
+	}
+	// Two-thirds of the calls cross a 0.4 ms link under least-request.
+	if math.Abs(r.Cost-0.4*2/3) > 1e-9 {
+		t.Errorf("cost %v, want least-request's spread 0.4 × 2/3", r.Cost)
+	}
+}
+
+// The same load over 10 ms links: keeping calls local saves more than the
+// static split costs, so ARTT writes its table.
+func TestHandoverKeepsTheTableWhenTheNetworkPays(t *testing.T) {
+	r := routeB(t, DefaultOptions(), callerCallee(3, 3, 1, 180, 12.5, 10))
+	if r.Envoy || len(r.Sources) == 0 || !hasNote(r, "table written") {
+		t.Fatalf("B over 10 ms links: envoy %v, notes %q; want the table", r.Envoy, r.Notes)
+	}
+}
+
+// Least-request is only as good as each sidecar's counts. With two pods
+// per node at 70% load and three callers, the counts tell pods apart and
+// least-request over all six pods beats a table that pools only each node's
+// two, on 0.4 ms links; with 60 callers each sidecar rarely has a request in
+// flight to either pod it draws, least-request is close to blind with or
+// without a table, and the table's locality decides.
+func TestHandoverWeighsHowMuchEachSidecarSees(t *testing.T) {
+	few := routeB(t, DefaultOptions(), callerCallee(3, 3, 2, 336, 12.5, 0.4))
+	if !few.Envoy {
+		t.Errorf("3 callers: notes %q; want B left to Envoy", few.Notes)
+	}
+	many := routeB(t, DefaultOptions(), callerCallee(3, 60, 2, 336, 12.5, 0.4))
+	if many.Envoy {
+		t.Errorf("60 callers: notes %q; want the table", many.Notes)
+	}
+}
+
+func TestHandoverNeedsMeasurementsAndHealthyGroups(t *testing.T) {
+	s := callerCallee(3, 3, 1, 180, 12.5, 0.4)
+	for i := range s.Replicas {
+		if s.Replicas[i].Component == "B" {
+			s.Replicas[i].Requests = math.NaN()
+		}
+	}
+	if r := routeB(t, DefaultOptions(), s); r.Envoy || !hasNote(r, "no request rate") {
+		t.Errorf("no request rates: envoy %v, notes %q; want the table kept and said why", r.Envoy, r.Notes)
+	}
+
+	// A group failing half its requests is Degraded: only a table can
+	// give it less, so the table stays although the prices favour Envoy.
+	p := NewARTT(DefaultOptions())
+	s = callerCallee(3, 3, 1, 180, 12.5, 0.4)
+	if _, err := p.Allocate(s); err != nil {
+		t.Fatal(err)
+	}
+	s.At = time.Unix(101, 0)
+	for i := range s.Replicas {
+		if s.Replicas[i].Name == "b-2-0" {
+			s.Replicas[i].ErrorRate = 0.5
+		}
+	}
+	a, err := p.Allocate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.Route("B")
+	if r.Envoy || !hasNote(r, "a group is Degraded") {
+		t.Errorf("with n2 Degraded: envoy %v, notes %q; want the table that cuts it", r.Envoy, r.Notes)
+	}
+}
+
+// Saturated (more requests than the pods can serve): no static split helps,
+// only per-request balancing spreads the excess by speed.
+func TestHandoverLeavesASaturatedComponentToEnvoy(t *testing.T) {
+	r := routeB(t, DefaultOptions(), callerCallee(3, 3, 1, 300, 12.5, 10))
+	if !r.Envoy || !math.IsInf(judgeHandoverOf(t, callerCallee(3, 3, 1, 300, 12.5, 10)).queueingMs, 1) {
+		t.Errorf("saturated: envoy %v, notes %q; want Envoy with infinite queueing", r.Envoy, r.Notes)
+	}
+}
+
+func TestHandoverCanBeSwitchedOff(t *testing.T) {
+	opts := DefaultOptions()
+	opts.LeaveToEnvoy = false
+	r := routeB(t, opts, callerCallee(3, 3, 1, 180, 12.5, 0.4))
+	if r.Envoy || len(r.Sources) == 0 || hasNote(r, "left to Envoy") || hasNote(r, "table written") {
+		t.Errorf("LeaveToEnvoy off: envoy %v, notes %q; want the table and no pricing", r.Envoy, r.Notes)
+	}
+}
+
+// judgeHandoverOf prices B's table in a fresh ARTT's first allocation.
+func judgeHandoverOf(t *testing.T, s traffic.Snapshot) handover {
+	t.Helper()
+	opts := DefaultOptions()
+	opts.LeaveToEnvoy = false
+	r := routeB(t, opts, s)
+	x, err := traffic.NewIndex(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, supplies, _ := problem(x, "B")
+	return judgeHandover(x, r, groups, supplies, callersOn(x, "B"))
+}
