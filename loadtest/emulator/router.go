@@ -81,6 +81,9 @@ func (e *Emulator) install(a traffic.Allocation) {
 					line += fmt.Sprintf("[u=%.2f f=%.2f a=%.2f]", f.Utilization, f.Forecast, f.Alpha)
 				}
 			}
+			if r.Envoy {
+				line += " | left to Envoy"
+			}
 			for _, src := range r.Sources {
 				line += fmt.Sprintf(" | %s(%.2f)->", src.Node, src.Supply)
 				for _, t := range src.To {
