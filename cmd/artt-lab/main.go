@@ -5,6 +5,7 @@
 //	artt-lab list                      the built-in scenarios
 //	artt-lab run [flags] SCENARIO...   run built-in names or scenario files
 //	artt-lab validate FILE...          check scenario files
+//	artt-lab import [flags]            a scenario from a live cluster's Prometheus
 package main
 
 import (
@@ -30,6 +31,8 @@ Usage:
   artt-lab list
   artt-lab run [flags] SCENARIO...     SCENARIO is a built-in name or a YAML/JSON file
   artt-lab validate FILE...
+  artt-lab import --prometheus URL --namespace NS [--since 24h] [--until TIME] [--step D] [--default-delay D] [--out FILE]
+                                       a scenario from a live cluster's Prometheus, its workload trace beside it
   artt-lab threshold [--trace nasa|FILE] [--column C] [--start N] [--rows N] [--every N] [--modes artt,lare] [--set key=value]...
                                        the threshold artt-scaler would serve over a trace, as a distribution
 
@@ -77,13 +80,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runScenarios(args[1:], stdout, stderr)
 	case "threshold":
 		return thresholdProfile(args[1:], stdout, stderr)
+	case "import":
+		return importScenario(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		fs, _ := runFlags(stdout)
 		fs.PrintDefaults()
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (list, run, validate, threshold)", args[0])
+	return fmt.Errorf("unknown command %q (list, run, validate, threshold, import)", args[0])
 }
 
 type runOptions struct {

@@ -55,3 +55,17 @@ func TestThresholdProfilesTheShippedTrace(t *testing.T) {
 		t.Error("--set without a value accepted")
 	}
 }
+
+func TestImportFlagsAreChecked(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run([]string{"import", "--until", "yesterday"}, &out, &errOut)
+	for _, want := range []string{"--prometheus is required", `--until = "yesterday"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("import with bad flags: error %v, want it to say %q", err, want)
+		}
+	}
+	err = run([]string{"import", "--prometheus", "http://127.0.0.1:1", "--namespace", "shop", "--step", "1s"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "--step = 1s") {
+		t.Errorf("import with a 1s step: error %v", err)
+	}
+}
