@@ -444,4 +444,3 @@ func readHPAs(ctx context.Context, q querier, ns string, comps map[string]*compo
 	}
 	return nil
 }
-

@@ -45,7 +45,7 @@ func fitSpeeds(samples []costSample) speedFit {
 			usable = append(usable, s)
 		}
 	}
-	b := map[string]float64{} // log cpuPerRequest
+	b := map[string]float64{}  // log cpuPerRequest
 	sp := map[string]float64{} // log speed
 	for _, s := range usable {
 		b[s.component], sp[s.node] = 0, 0
