@@ -64,7 +64,8 @@ type parts struct{ ksm, istio, probes bool }
 // probes would have recorded of sc over the period ending at until (and
 // ten minutes before, so rates at its start have samples): every request
 // split equally over a component's pods, each costing cpuPerRequest ÷ the
-// node's speed; probes reporting twice the one-way delay plus jitter.
+// node's speed (± the pod's own few percent); probes reporting twice the
+// one-way delay plus jitter.
 func history(t *testing.T, sc *scenario.Scenario, until time.Time, p parts) *promtest.History {
 	t.Helper()
 	h := &promtest.History{}
@@ -110,6 +111,15 @@ func history(t *testing.T, sc *scenario.Scenario, until time.Time, p parts) *pro
 	walk(sc.Application.Entry, 1)
 	podName := func(c string, i int) string { return fmt.Sprintf("%s-5d8f9-%d", c, i) }
 	rng := rand.New(rand.NewPCG(3, 4))
+	// Each pod's cost per request is off its node's by up to ±3%, as real
+	// pods differ (cache state, neighbours), so the fit has noise to see
+	// through.
+	podNoise := map[string]float64{}
+	for _, c := range sc.Application.Components {
+		for i := range c.Replicas {
+			podNoise[podName(c.Name, i)] = 1 + 0.03*(2*rng.Float64()-1)
+		}
+	}
 	served, used := map[string]float64{}, map[string]float64{}
 	edges := map[string]float64{}
 	prev := start
@@ -123,7 +133,7 @@ func history(t *testing.T, sc *scenario.Scenario, until time.Time, p parts) *pro
 				pod, node := podName(c.Name, i), c.Placement[i%len(c.Placement)]
 				podLabels := fmt.Sprintf(`namespace=%q,pod=%q`, namespace, pod)
 				served[pod] += rate / float64(c.Replicas) * dt
-				used[pod] += rate / float64(c.Replicas) * c.CPUPerRequest.Seconds() / speed[node] * dt
+				used[pod] += rate / float64(c.Replicas) * c.CPUPerRequest.Seconds() / speed[node] * podNoise[pod] * dt
 				if p.istio {
 					h.Counter("istio_requests_total", fmt.Sprintf(`reporter="destination",%s,destination_workload=%q,destination_workload_namespace=%q,response_code="200"`, podLabels, c.Name, namespace), at, served[pod])
 				}

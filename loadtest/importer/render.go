@@ -115,7 +115,7 @@ func (s *scenarioText) render() []byte {
 	for _, n := range names {
 		c := s.comps[n]
 		s.line(2, "- name: "+str(n), "")
-		s.line(3, "cpuPerRequest: "+ms(c.cpuPerRequest), fmt.Sprintf("at speed 1, fitted; its pods' cost per request varies by %.0f%% once each node's speed is taken out", 100*c.spread))
+		s.line(3, "cpuPerRequest: "+ms(c.cpuPerRequest), fmt.Sprintf("at speed 1, fitted; what it costs per request on its nodes differs by %.1f%% once their speeds are taken out", 100*c.spread))
 		s.line(3, `demand: "exponential"`, demandComment)
 		limit, limitComment := c.cpuLimit, "median of the pods' CPU limits"
 		if math.IsNaN(limit) {
