@@ -24,9 +24,10 @@ type speedFit struct {
 	speed map[string]float64
 	// cpuPerRequest is each component's CPU seconds per request at speed 1.
 	cpuPerRequest map[string]float64
-	// spread is each component's coefficient of variation of its pods'
-	// cost per request after the node's speed is taken out, weighted by
-	// requests: how far one speed per node explains what was measured.
+	// spread is each component's coefficient of variation, over the nodes
+	// it runs on, of its cost per request after the node's speed is taken
+	// out, weighted by requests: how far one speed per node explains what
+	// was measured.
 	spread map[string]float64
 	// groups are the sets of nodes whose speeds are comparable, sorted;
 	// more than one means some speeds are relative within their group only.
