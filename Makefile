@@ -71,7 +71,7 @@ bench:
 FUZZ_TIME ?= 10s
 FUZZ_TARGETS := threshold:FuzzReplay traffic/flow:FuzzMinCostFlow traffic/istio:FuzzRoundToPercent \
 	traffic/allocate:FuzzAllocate scaler:FuzzParseMetadata scaler:FuzzEvaluate scaler:FuzzPrometheusResponse \
-	loadtest/scenario:FuzzParse
+	loadtest/scenario:FuzzParse placement/larp:FuzzGreedy
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$fn in ./$$pkg for $(FUZZ_TIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZ_TIME) ./$$pkg || exit 1; done
