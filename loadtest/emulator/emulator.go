@@ -64,6 +64,7 @@ type Emulator struct {
 
 	policy     traffic.Policy // nil for data-plane-only routing
 	autoscaler *autoscaler
+	placer     placer
 	free       []*request
 	pods       []*replica // every pod ever created
 
@@ -150,13 +151,16 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	if e.autoscaler, err = newAutoscaler(e, run.Autoscaling); err != nil {
 		return nil, err
 	}
+	if e.placer, err = newPlacer(e, run.Placement); err != nil {
+		return nil, err
+	}
+	initial, err := e.placer.initial()
+	if err != nil {
+		return nil, err
+	}
 	for _, comp := range e.comps {
 		for i := range comp.spec.Replicas {
-			var on *node
-			if len(comp.spec.Placement) > 0 {
-				on = e.nodes[idx[comp.spec.Placement[i%len(comp.spec.Placement)]]]
-			}
-			if _, err := e.createPod(comp, on, true); err != nil {
+			if _, err := e.createPod(comp, initial[comp.idx][i], true); err != nil {
 				return nil, err
 			}
 		}

@@ -7,13 +7,12 @@ import (
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
-// createPod schedules a new pod of c: on the given node, or on the Ready
-// node with the lowest requested-CPU fraction that still fits the pod's CPU
-// request (the default scheduler's LeastAllocated scoring; ties to the first
-// node). Initial pods start ready; later ones after the startup delay.
+// createPod schedules a new pod of c: on the given node, or where the run's
+// placement policy puts it (placement.go). Initial pods start ready; later
+// ones after the startup delay.
 func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, error) {
 	if on == nil {
-		on = e.schedule(c)
+		on = e.placer.next(c)
 		if on == nil {
 			e.res.note(fmt.Sprintf("%.0fs: no node fits a %s pod (CPU request %.2f)", e.now, c.spec.Name, c.spec.CPURequest))
 			return nil, nil
@@ -25,6 +24,9 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 		proxy: sidecar{node: on},
 	}
 	c.next++
+	if l, ok := e.placer.(*larpPlacer); ok {
+		l.adopt(p)
+	}
 	e.pods = append(e.pods, p)
 	c.pods = append(c.pods, p)
 	on.replicas = append(on.replicas, p)
@@ -38,6 +40,9 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 	return p, nil
 }
 
+// schedule is the default scheduler: the Ready node with the lowest
+// requested-CPU fraction that still fits the pod's CPU request
+// (LeastAllocated scoring; ties to the first node).
 func (e *Emulator) schedule(c *component) *node {
 	var best *node
 	bestFrac := 0.0
@@ -89,6 +94,9 @@ func (e *Emulator) terminate(p *replica, crashed bool) {
 		return
 	}
 	e.advanceNode(p.node)
+	if p.state != terminating {
+		e.placer.gone(p)
+	}
 	p.comp.pods = slices.DeleteFunc(p.comp.pods, func(x *replica) bool { return x == p })
 	if !crashed {
 		p.state = terminating

@@ -217,6 +217,12 @@ type Run struct {
 	Routing string `json:"routing"`
 	// Autoscaling: none, hpa-cpu, lare or artt.
 	Autoscaling string `json:"autoscaling,omitempty"`
+	// Placement places the pods, the initial ones and those added later:
+	// default (Kubernetes' scheduler: the components' placement pins, else
+	// LeastAllocated), larp (LATA's placement stage, package placement/larp)
+	// or network-overhead (scheduler-plugins' NetworkOverhead score). Every
+	// policy but default ignores the components' placement pins.
+	Placement string `json:"placement,omitempty"`
 	// LBPolicy is the sidecars' load-balancing policy inside a locality
 	// (Istio's loadBalancer.simple): LEAST_REQUEST (default, Istio's
 	// default), ROUND_ROBIN or RANDOM. The data-plane routings imply it:

@@ -16,6 +16,10 @@ var (
 	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt"}
 	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
 	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM"}
+	// PlacementPolicies place the pods: default is Kubernetes' scheduler
+	// (components' placement pins, else LeastAllocated), larp LATA's
+	// placement stage, network-overhead scheduler-plugins' NetworkOverhead.
+	PlacementPolicies = []string{"default", "larp", "network-overhead"}
 	// DataPlaneRoutings route by the sidecars' policy alone (no locality
 	// weights); each implies its LBPolicy.
 	DataPlaneRoutings = map[string]string{"least-request": "LEAST_REQUEST", "round-robin": "ROUND_ROBIN", "random": "RANDOM"}
@@ -97,6 +101,9 @@ func (s *Scenario) fillDefaults() {
 		r := &s.Runs[i]
 		if r.Autoscaling == "" {
 			r.Autoscaling = "none"
+		}
+		if r.Placement == "" {
+			r.Placement = "default"
 		}
 		if r.LBPolicy == "" {
 			r.LBPolicy = "LEAST_REQUEST"
@@ -311,6 +318,9 @@ func (s *Scenario) Validate() error {
 		}
 		if !slices.Contains(LBPolicies, r.LBPolicy) {
 			errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "must be one of "+strings.Join(LBPolicies, ", ")))
+		}
+		if !slices.Contains(PlacementPolicies, r.Placement) {
+			errs = append(errs, bad(f+".placement", r.Placement, "must be one of "+strings.Join(PlacementPolicies, ", ")))
 		}
 		if p, ok := DataPlaneRoutings[r.Routing]; ok && r.LBPolicy != p {
 			errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "routing "+r.Routing+" is the sidecars' "+p+" policy; set lbPolicy only with a table policy"))

@@ -56,6 +56,12 @@ func (p *Plan) AddReplica(component string, cpu, memory float64) (int, error) {
 	if best < 0 {
 		return 0, fmt.Errorf("component %q is not in the plan", component)
 	}
+	// Indexes are never reused, even after a replica left.
+	if p.issued == nil {
+		p.issued = map[string]int{}
+	}
+	index = max(index, p.issued[component])
+	p.issued[component] = index + 1
 	g := &p.Groups[best]
 	g.Replicas = append(g.Replicas, Replica{Component: component, Index: index})
 	g.CPU += cpu
@@ -96,4 +102,21 @@ func (p *Plan) application(component string) map[string]bool {
 		}
 	}
 	return app
+}
+
+// RemoveReplica drops a replica, which requested cpu and memory, from its
+// group (a pod deleted or scaled away), so that the next one joins the
+// group it left short.
+func (p *Plan) RemoveReplica(r Replica, cpu, memory float64) {
+	for gi := range p.Groups {
+		g := &p.Groups[gi]
+		for i, x := range g.Replicas {
+			if x == r {
+				g.Replicas = append(g.Replicas[:i], g.Replicas[i+1:]...)
+				g.CPU -= cpu
+				g.Memory -= memory
+				return
+			}
+		}
+	}
 }

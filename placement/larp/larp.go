@@ -83,6 +83,8 @@ type Plan struct {
 	// Cost is Σ over pairs of groups of the delay both ways between their
 	// nodes, in milliseconds, summed over applications.
 	Cost float64
+	// issued is the next replica index per component (AddReplica).
+	issued map[string]int
 }
 
 // NodeOf is the node a replica is placed on ("" if the plan has none).
