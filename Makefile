@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e images test test-unit test-keda test-images vet fmt-check bench bench-fleet fuzz soak proto clean
+.PHONY: all build demo results e2e images test test-unit test-keda test-scheduler test-images vet fmt-check bench bench-fleet fuzz soak proto clean
 
 all: build
 
@@ -41,7 +41,7 @@ test-images:
 	cd deploy/images && $(GO) test -count=1 ./...
 
 ## test: every test of the modules (needs Prometheus; see .ci/run)
-test: vet fmt-check test-unit test-keda test-images
+test: vet fmt-check test-unit test-keda test-scheduler test-images
 
 test-unit:
 	$(GO) test -count=1 ./...
@@ -49,6 +49,11 @@ test-unit:
 ## test-keda: artt-scaler against KEDA's own client (nested module; slow cold build)
 test-keda:
 	cd scaler/kedatest && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## test-scheduler: artt-scheduler (its own module: kube-scheduler and ARTT's plugin) built and run against
+## envtest's kube-apiserver
+test-scheduler:
+	cd scheduler && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 vet:
 	$(GO) vet ./...

@@ -151,8 +151,8 @@ func TestTrafficBase(t *testing.T) {
 }
 
 // artt-traffic's roles grant exactly what it uses, no more: reading pods,
-// nodes and Deployments, reading and applying DestinationRules, and its own
-// Lease and Events in its namespace. Cluster-wide, the only writes are to
+// nodes and Deployments, reading and applying DestinationRules, its own
+// Lease and Events in its namespace, and there the topology ConfigMap. Cluster-wide, the only writes are to
 // DestinationRules (ARTT's own or the user's, in any namespace with a
 // managed Deployment); there is no delete, no update of another kind, no
 // Secret and no wildcard.
@@ -167,6 +167,9 @@ func TestTrafficRBACIsExactlyWhatIsUsed(t *testing.T) {
 		"Role/artt-traffic-leader-election": {
 			"coordination.k8s.io/leases:get,list,watch,create,update,patch": true,
 			"/events:create,patch": true,
+		},
+		"Role/artt-traffic-topology": {
+			"/configmaps:create": true, "/configmaps:patch": true,
 		},
 	}
 	got := map[string]map[string]bool{}

@@ -34,6 +34,7 @@ import (
 
 type flags struct {
 	prometheus, policy, leaseNamespace, metricsAddr, probeAddr string
+	topology                                                   string
 	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
 	dryRun, labelNodes, leaderElect, leaveToEnvoy              bool
 	logLevel, logFormat                                        string
@@ -52,6 +53,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.protectInterval, "protect-interval", 15*time.Second, "how often the fast path measures between cycles and cuts or restores a group whose health changed (artt policy; 0 turns it off)")
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
+	fs.StringVar(&f.topology, "topology-configmap", "artt-system/artt-topology", "namespace/name of the ConfigMap where each cycle publishes the measured node delays and call graph for artt-scheduler (empty: publish none)")
 	fs.BoolVar(&f.leaveToEnvoy, "leave-to-envoy", true, "artt policy: leave a component to Envoy's own least-request (locality load balancing off) when its table would save less network time than the queueing a static split adds; false always writes the table")
 	fs.BoolVar(&f.labelNodes, "label-nodes", false, "label nodes that have a region and zone with topology.istio.io/subzone=<node name> (needs the node-labeller RBAC)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader on a Lease; only the leader writes")
@@ -158,6 +160,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		Allocate:        allocateOptions(f),
 		DryRun:          f.dryRun,
 		LabelNodes:      f.labelNodes,
+		Topology:        f.topology,
 		Collector:       controller.Collector{API: promv1.NewAPI(pc), Queries: f.queries, Timeout: f.queryTimeout},
 	}, ctrlmetrics.Registry, log)
 	if err != nil {

@@ -37,6 +37,13 @@ func buildBinary(source, cmd, version, dir string) (string, error) {
 		"-ldflags", "-s -w -X github.com/artt-dev/artt/internal/version.Version="+version,
 		"-o", out, "./cmd/"+cmd)
 	build.Dir = source
+	if cmd == "artt-scheduler" {
+		// kube-scheduler with ARTT's plugin lives in its own module, so the
+		// main module does not inherit k8s.io/kubernetes' replace directives;
+		// it reports kube-scheduler's version.
+		build.Args = []string{"go", "build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", out, "./cmd/artt-scheduler"}
+		build.Dir = filepath.Join(source, "scheduler")
+	}
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if b, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", cmd, err, b)

@@ -24,7 +24,7 @@ func main() {
 	repo := flag.String("repository", "ghcr.io/artt-dev", "image repository prefix")
 	source := flag.String("source", ".", "the ARTT repository to build from")
 	caFile := flag.String("ca-certificates", "/etc/ssl/certs/ca-certificates.crt", "CA bundle to install as /etc/ssl/certs/ca-certificates.crt")
-	commands := flag.String("commands", "artt-scaler,artt-traffic", "commands to build, comma-separated")
+	commands := flag.String("commands", "artt-scaler,artt-traffic,artt-scheduler", "commands to build, comma-separated (artt-scheduler from the scheduler module)")
 	flag.Parse()
 	if err := run(*out, *version, *repo, *source, *caFile, strings.Split(*commands, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "images:", err)

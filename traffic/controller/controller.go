@@ -58,6 +58,10 @@ type Options struct {
 	LabelNodes bool
 	// Collector queries Prometheus.
 	Collector Collector
+	// Topology is the ConfigMap, namespace/name, where each cycle publishes
+	// the measured delays and call graph for artt-scheduler; empty
+	// publishes none.
+	Topology string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -78,6 +82,8 @@ type Controller struct {
 	// beforeWrite, when set (by tests), runs between computing a rule and
 	// writing it: where a leader can stall or lose its lease.
 	beforeWrite func(component string)
+	// publishedTopology is the content last published.
+	publishedTopology string
 }
 
 // New builds a controller. reg receives its metrics.
@@ -93,6 +99,9 @@ func New(c client.Client, ca cache.Cache, ic istioclient.Interface, opts Options
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if err := checkTopologyRef(opts.Topology); err != nil {
+		return nil, err
 	}
 	policy, err := allocate.New(opts.Policy, opts.Allocate)
 	if err != nil {
@@ -296,6 +305,9 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	}
 	allocStart := c.opts.Now()
 	snap, comps := snapshot(st, c.last, start)
+	if why == cycle {
+		c.publishTopology(ctx, snap)
+	}
 	var alloc traffic.Allocation
 	if why == protection {
 		var changed bool

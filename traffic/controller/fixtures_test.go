@@ -145,6 +145,8 @@ type instanceOptions struct {
 	restConfig, writeConfig *rest.Config
 	// beforeWrite is the controller's hook between computing and writing.
 	beforeWrite func(component string)
+	// topology is the ConfigMap to publish the topology to ("" none).
+	topology string
 }
 
 // start runs a manager with the controller, as cmd/artt-traffic does.
@@ -201,6 +203,7 @@ func start(t *testing.T, o instanceOptions) *instance {
 	c, err := New(mgr.GetClient(), mgr.GetCache(), writes, Options{
 		Interval: o.interval, ProtectInterval: o.protectInterval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
 		Collector: Collector{API: promv1.NewAPI(pc), Queries: queries, Timeout: o.collectTimeout},
+		Topology:  o.topology,
 	}, reg, logger)
 	if err != nil {
 		t.Fatal(err)

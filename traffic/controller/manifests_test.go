@@ -18,7 +18,7 @@ func TestDeployManifestsApplyCleanly(t *testing.T) {
 	needCluster(t)
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "deploy")
-	for _, dir := range []string{".", "examples/node-labeller", "examples/node-probes", "examples/scaler-mtls"} {
+	for _, dir := range []string{".", "scheduler", "examples/node-labeller", "examples/node-probes", "examples/scaler-mtls"} {
 		t.Run(dir, func(t *testing.T) {
 			m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(root, dir))
 			if err != nil {

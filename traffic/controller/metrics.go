@@ -6,18 +6,20 @@ import "github.com/prometheus/client_golang/prometheus"
 // managed components and the nodes; stale share series are dropped each
 // cycle.
 type telemetry struct {
-	share       *prometheus.GaugeVec
-	health      *prometheus.GaugeVec
-	envoy       *prometheus.GaugeVec
-	writes      *prometheus.CounterVec
-	collectErrs prometheus.Counter
-	allocErrs   prometheus.Counter
-	cycle       *prometheus.HistogramVec
-	phase       *prometheus.HistogramVec
-	reaction    prometheus.Histogram
-	lastCollect prometheus.Gauge
-	promUp      prometheus.Gauge
-	protections prometheus.Counter
+	share  *prometheus.GaugeVec
+	health *prometheus.GaugeVec
+	envoy  *prometheus.GaugeVec
+	writes *prometheus.CounterVec
+	// topologyWrites counts the topology ConfigMap's writes by result.
+	topologyWrites *prometheus.CounterVec
+	collectErrs    prometheus.Counter
+	allocErrs      prometheus.Counter
+	cycle          *prometheus.HistogramVec
+	phase          *prometheus.HistogramVec
+	reaction       prometheus.Histogram
+	lastCollect    prometheus.Gauge
+	promUp         prometheus.Gauge
+	protections    prometheus.Counter
 }
 
 func newTelemetry(reg prometheus.Registerer) *telemetry {
@@ -37,6 +39,10 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "artt_traffic", Name: "destinationrule_writes_total",
 			Help: "DestinationRule writes by result (written, unchanged, conflict, failed, dry-run).",
+		}, []string{"result"}),
+		topologyWrites: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "artt_traffic", Name: "topology_writes_total",
+			Help: "Writes of the topology ConfigMap artt-scheduler reads, by result (written, failed); unchanged content is not rewritten.",
 		}, []string{"result"}),
 		collectErrs: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "artt_traffic", Name: "collect_errors_total",
@@ -74,6 +80,6 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Help: "Re-routings by the fast path between cycles because a group's health changed.",
 		}),
 	}
-	reg.MustRegister(t.share, t.health, t.envoy, t.writes, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
+	reg.MustRegister(t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
 	return t
 }
