@@ -23,7 +23,7 @@ func deployment(ns, name string, replicas int32, scheduler string) *appsv1.Deplo
 func pod(owner, node string, cpu string) *v1.Pod {
 	return &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: owner + "-" + node, Annotations: map[string]string{"owner": owner}},
-		Spec: v1.PodSpec{NodeName: node, Containers: []v1.Container{{Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}},
+		Spec:       v1.PodSpec{NodeName: node, Containers: []v1.Container{{Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}},
 	}
 }
 
