@@ -3,6 +3,9 @@ package importer
 import (
 	"math"
 	"slices"
+	"strings"
+
+	"github.com/artt-dev/artt/internal/disjoint"
 )
 
 // costSample is what one component's pods on one node cost per request
@@ -127,44 +130,25 @@ func fitSpeeds(samples []costSample) speedFit {
 
 // linkedNodes groups the nodes that share a component, transitively.
 func linkedNodes(samples []costSample) [][]string {
-	parent := map[string]string{}
-	var find func(string) string
-	find = func(x string) string {
-		if parent[x] != x {
-			parent[x] = find(parent[x])
-		}
-		return parent[x]
-	}
+	var sets disjoint.Sets[string]
 	first := map[string]string{} // component → a node it runs on
 	for _, s := range samples {
-		if _, ok := parent[s.node]; !ok {
-			parent[s.node] = s.node
-		}
-	}
-	for _, s := range samples {
+		sets.Add(s.node)
 		if n, ok := first[s.component]; ok {
-			parent[find(s.node)] = find(n)
+			sets.Union(s.node, n)
 		} else {
 			first[s.component] = s.node
 		}
 	}
-	byRoot := map[string][]string{}
-	for n := range parent {
-		byRoot[find(n)] = append(byRoot[find(n)], n)
-	}
-	var out [][]string
-	for _, g := range byRoot {
+	out := sets.Groups()
+	for _, g := range out {
 		slices.Sort(g)
-		out = append(out, g)
 	}
 	slices.SortFunc(out, func(a, b []string) int {
 		if len(a) != len(b) {
 			return len(b) - len(a)
 		}
-		if a[0] < b[0] {
-			return -1
-		}
-		return 1
+		return strings.Compare(a[0], b[0])
 	})
 	return out
 }

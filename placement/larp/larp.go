@@ -26,7 +26,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
+	"github.com/artt-dev/artt/internal/disjoint"
 	"github.com/artt-dev/artt/internal/fielderr"
 	"github.com/artt-dev/artt/traffic"
 )
@@ -200,44 +202,27 @@ func (p Problem) delayMatrix() [][]float64 {
 // applications splits the components into the call graph's connected
 // parts, each sorted by name, largest first (then by first name).
 func (p Problem) applications() [][]Component {
-	parent := map[string]string{}
-	var find func(string) string
-	find = func(x string) string {
-		if parent[x] != x {
-			parent[x] = find(parent[x])
-		}
-		return parent[x]
-	}
+	var sets disjoint.Sets[string]
 	for _, c := range p.Components {
-		parent[c.Name] = c.Name
+		sets.Add(c.Name)
 	}
 	for _, c := range p.Calls {
-		parent[find(c.From)] = find(c.To)
+		sets.Union(c.From, c.To)
 	}
 	byRoot := map[string][]Component{}
 	for _, c := range p.Components {
-		byRoot[find(c.Name)] = append(byRoot[find(c.Name)], c)
+		byRoot[sets.Find(c.Name)] = append(byRoot[sets.Find(c.Name)], c)
 	}
 	var out [][]Component
 	for _, app := range byRoot {
-		slices.SortFunc(app, func(a, b Component) int { return cmpString(a.Name, b.Name) })
+		slices.SortFunc(app, func(a, b Component) int { return strings.Compare(a.Name, b.Name) })
 		out = append(out, app)
 	}
 	slices.SortFunc(out, func(a, b []Component) int {
 		if len(a) != len(b) {
 			return len(b) - len(a)
 		}
-		return cmpString(a[0].Name, b[0].Name)
+		return strings.Compare(a[0].Name, b[0].Name)
 	})
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

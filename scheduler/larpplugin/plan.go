@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -55,21 +56,11 @@ func (c cluster) application(key, schedulerName string, top topology.Topology) [
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b *appsv1.Deployment) int { return compare(keyOf(a), keyOf(b)) })
+	slices.SortFunc(out, func(a, b *appsv1.Deployment) int { return strings.Compare(keyOf(a), keyOf(b)) })
 	return out
 }
 
 func keyOf(d *appsv1.Deployment) string { return d.Namespace + "/" + d.Name }
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // requests sums a pod template's container requests: CPU in cores, memory
 // in bytes.
