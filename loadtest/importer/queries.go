@@ -2,7 +2,6 @@ package importer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -45,11 +44,12 @@ type querier struct {
 // vector runs an instant query and returns its samples, dropping NaN and
 // infinite values.
 func (q querier) vector(ctx context.Context, expr string) (model.Vector, error) {
-	v, warnings, err := q.api.Query(ctx, expr, q.at)
+	// Prometheus' warnings concern partial data from remote reads; what
+	// matters here is whether series came back, which the callers judge.
+	v, _, err := q.api.Query(ctx, expr, q.at)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", expr, err)
 	}
-	_ = warnings // Prometheus' warnings concern partial data from remote reads; the checks below judge emptiness
 	vec, ok := v.(model.Vector)
 	if !ok {
 		return nil, fmt.Errorf("query %s: want an instant vector, got %s", expr, v.Type())
@@ -104,10 +104,4 @@ func label(s *model.Sample, name string) string { return string(s.Metric[model.L
 // quote escapes a label value for a PromQL matcher.
 func quote(v string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(v) + `"`
-}
-
-// isMissing reports whether err is a missing exporter's.
-func isMissing(err error) bool {
-	var m *missingError
-	return errors.As(err, &m)
 }
