@@ -24,9 +24,7 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 		proxy: sidecar{node: on},
 	}
 	c.next++
-	if l, ok := e.placer.(*larpPlacer); ok {
-		l.adopt(p)
-	}
+	e.placer.created(p)
 	e.pods = append(e.pods, p)
 	c.pods = append(c.pods, p)
 	on.replicas = append(on.replicas, p)
@@ -47,19 +45,10 @@ func (e *Emulator) schedule(c *component) *node {
 	var best *node
 	bestFrac := 0.0
 	for _, n := range e.nodes {
-		if !n.ready {
+		if !n.fits(c, 0) {
 			continue
 		}
-		requested := c.spec.CPURequest
-		for _, p := range n.replicas {
-			if p.state != gone {
-				requested += p.comp.spec.CPURequest
-			}
-		}
-		if requested > n.cores+1e-9 {
-			continue
-		}
-		if frac := requested / n.cores; best == nil || frac < bestFrac {
+		if frac := (c.spec.CPURequest + n.requested()) / n.cores; best == nil || frac < bestFrac {
 			best, bestFrac = n, frac
 		}
 	}

@@ -18,6 +18,8 @@ type placer interface {
 	initial() ([][]*node, error)
 	// next chooses the node of a pod created later; nil when none fits.
 	next(c *component) *node
+	// created learns of a pod just created on the node chosen for it.
+	created(p *replica)
 	// gone forgets a pod that left.
 	gone(p *replica)
 }
@@ -70,6 +72,7 @@ func (d defaultPlacer) initial() ([][]*node, error) {
 }
 
 func (d defaultPlacer) next(c *component) *node { return d.e.schedule(c) }
+func (defaultPlacer) created(*replica)          {}
 func (defaultPlacer) gone(*replica)             {}
 
 // larpPlacer places by LATA's placement stage (package placement/larp):
@@ -118,8 +121,8 @@ func (l *larpPlacer) initial() ([][]*node, error) {
 	return out, nil
 }
 
-// adopt ties a pod just created to its plan replica.
-func (l *larpPlacer) adopt(p *replica) {
+// created ties a pod just created to its plan replica.
+func (l *larpPlacer) created(p *replica) {
 	if q := l.pending[p.comp.spec.Name]; len(q) > 0 {
 		l.replicaOf[p] = q[0]
 		l.pending[p.comp.spec.Name] = q[1:]
@@ -207,12 +210,17 @@ func (n networkOverheadPlacer) next(c *component) *node {
 	})
 }
 
-func (networkOverheadPlacer) gone(*replica) {}
+func (networkOverheadPlacer) created(*replica) {}
+func (networkOverheadPlacer) gone(*replica)    {}
 
 // choose scores the nodes that pass the filter and picks among the best at
 // random, as kube-scheduler's selectHost does.
 func (n networkOverheadPlacer) choose(c *component, filter func(*node) bool, podsOf func(*component) []*node) *node {
 	e := n.e
+	var placed []*node // the nodes of the placed pods c depends on, one entry per pod
+	for _, partner := range partners(e, c) {
+		placed = append(placed, podsOf(partner)...)
+	}
 	var candidates []*node
 	var costs []float64
 	for _, nd := range e.nodes {
@@ -220,11 +228,9 @@ func (n networkOverheadPlacer) choose(c *component, filter func(*node) bool, pod
 			continue
 		}
 		cost := 0.0
-		for _, partner := range partners(e, c) {
-			for _, at := range podsOf(partner) {
-				if at != nd {
-					cost += e.delayMs[nd.idx][at.idx]
-				}
+		for _, at := range placed {
+			if at != nd {
+				cost += e.delayMs[nd.idx][at.idx]
 			}
 		}
 		candidates = append(candidates, nd)
