@@ -48,17 +48,30 @@ func MeanWait(c int, lambda, mu float64) float64 {
 
 // TieProbability is the chance that two independent Poisson counts of mean
 // q are equal: Σ_k (e^{-q} q^k / k!)² = e^{-2q} I₀(2q). It is 1 at q = 0
-// and falls as 1/√(4πq) for large q. The terms are summed in log space, so
-// no factorial or power overflows.
+// and falls as 1/√(4πq) for large q. Up to q = 500 the terms are summed in
+// log space, so no factorial or power overflows; beyond, where the sum would
+// need ever more terms (about q of them), Hankel's asymptotic series for I₀
+// is already exact to rounding.
 func TieProbability(q float64) float64 {
-	if !(q > 0) {
+	switch {
+	case !(q > 0):
 		return 1
-	}
-	if math.IsInf(q, 1) {
+	case math.IsInf(q, 1):
 		return 0
+	case q <= tieSeriesFrom:
+		return tieBySum(q)
+	default:
+		return tieAsymptotic(q)
 	}
-	// Term k is the square of the Poisson probability of k; they rise to a
-	// peak near k = q and fall after it.
+}
+
+// tieSeriesFrom is the mean above which TieProbability uses the asymptotic
+// series: at 2q = 1000 its terms fall by a factor of 4000 or more each.
+const tieSeriesFrom = 500
+
+// tieBySum adds the squared Poisson probabilities. Term k rises to a peak
+// near k = q and falls after it.
+func tieBySum(q float64) float64 {
 	sum := 0.0
 	logQ := math.Log(q)
 	for k := 0; ; k++ {
@@ -69,4 +82,21 @@ func TieProbability(q float64) float64 {
 			return sum
 		}
 	}
+}
+
+// tieAsymptotic is e^{-x} I₀(x) at x = 2q by Hankel's expansion,
+// 1/√(2πx) · Σ_k aₖ/xᵏ with a₀ = 1 and aₖ = aₖ₋₁ (2k−1)² / (8k), summed
+// while its terms still fall.
+func tieAsymptotic(q float64) float64 {
+	x := 2 * q
+	sum, term := 1.0, 1.0
+	for k := 1; k < 30; k++ {
+		next := term * float64((2*k-1)*(2*k-1)) / (8 * float64(k) * x)
+		if next >= term || next < 1e-17*sum {
+			break
+		}
+		term = next
+		sum += term
+	}
+	return sum / math.Sqrt(2*math.Pi*x)
 }

@@ -91,4 +91,20 @@ func TestTieProbability(t *testing.T) {
 	if got, want := TieProbability(5000), 1/math.Sqrt(4*math.Pi*5000); math.Abs(got-want) > 1e-3*want {
 		t.Errorf("TieProbability(5000) = %g, want about %g", got, want)
 	}
+	// Both ways agree where they meet and beyond it, to the sum's own
+	// rounding: Lgamma near k = q carries a relative error of about
+	// 1e-16·q·ln q, which the exponential passes on.
+	for _, q := range []float64{tieSeriesFrom, 800, 3000} {
+		if sum, series := tieBySum(q), tieAsymptotic(q); math.Abs(sum-series) > 1e-10*sum {
+			t.Errorf("q = %g: the sum gives %.17g, the asymptotic series %.17g", q, sum, series)
+		}
+	}
+	// A huge mean (a fleet's requests in flight over one caller) answers at
+	// once and stays on the asymptote, rather than summing q terms.
+	for _, q := range []float64{2.6e15, 1e300} {
+		got, want := TieProbability(q), 1/math.Sqrt(4*math.Pi*q)
+		if !(math.Abs(got-want) <= 1e-9*want) {
+			t.Errorf("TieProbability(%g) = %g, want %g", q, got, want)
+		}
+	}
 }
