@@ -59,16 +59,13 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 		worst = 1
 	}
 	nu, nd := len(ups), len(downs)
-	g := flow.NewNetworkSized(nu+nd, nu*nd)
-	balance := make([]float64, nu+nd) // each replica's supply, or demand as a negative
+	supply, demand := make([]float64, nu), make([]float64, nd)
 	for i, u := range ups {
-		balance[i] = u.amount
+		supply[i] = u.amount
 	}
 	for j, d := range downs {
-		balance[nu+j] = -d.amount
+		demand[j] = d.amount
 	}
-	type arcAt struct{ id, u, d int }
-	arcs := make([]arcAt, 0, nu*nd)
 	// Node names resolved once per replica, as HEART resolves them once per
 	// group: the comparison is of the formulations, not of lookups.
 	at := func(rs []rep) []traffic.Amount {
@@ -79,26 +76,40 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 		return out
 	}
 	delay := x.DelaysBetween(at(ups), at(downs))
+	lanes := make([]flow.Lane, 0, nu*nd)
 	for i := range ups {
 		for j := range downs {
 			c, ok := delay(i, j)
 			if !ok {
 				c = worst
 			}
-			arcs = append(arcs, arcAt{g.AddArc(i, nu+j, flow.Inf, c), i, j})
+			lanes = append(lanes, flow.Lane{From: int32(i), To: int32(j), Cost: c})
 		}
 	}
-	if _, err := g.Transship(balance); err != nil {
+	// The replicas' supplies sum to the upstream nodes' parts, which sum to
+	// 1 within rounding; the demands are scaled to match them exactly.
+	total, want := 0.0, 0.0
+	for _, v := range supply {
+		total += v
+	}
+	for _, v := range demand {
+		want += v
+	}
+	for j := range demand {
+		demand[j] *= total / want
+	}
+	flows, _, err := flow.Transport(supply, demand, lanes)
+	if err != nil {
 		return traffic.Route{}, false, fmt.Errorf("LATA min-cost flow: %w", err)
 	}
 	byNode := make(map[string]map[string]float64)
-	for _, a := range arcs {
-		if f := g.Flow(a.id); f > 0 {
-			from := ups[a.u].node
+	for k, l := range lanes {
+		if f := flows[k]; f > 0 {
+			from := ups[l.From].node
 			if byNode[from] == nil {
 				byNode[from] = make(map[string]float64)
 			}
-			byNode[from][downs[a.d].node] += f
+			byNode[from][downs[l.To].node] += f
 		}
 	}
 	r := traffic.Route{Component: component}

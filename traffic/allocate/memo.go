@@ -58,6 +58,12 @@ func (m *solutionMemo) solve(component string, cfg ntam.Config, p ntam.Problem) 
 	}
 	m.solved++
 	m.mu.Unlock()
+	// NTAM reads the delays just gathered rather than looking each up again.
+	nv := len(p.Demands)
+	p.Delay = func(i, j int) (float64, bool) {
+		d := delays[i*nv+j]
+		return d, d == d
+	}
 	sol, err := ntam.Solve(cfg, p)
 	if err != nil {
 		return ntam.Solution{}, err

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
+	"sync"
 )
 
 // ErrInfeasible reports supplies that the network cannot deliver to the
@@ -75,13 +75,11 @@ func (g *Network) Transship(supplies []float64) (float64, error) {
 
 func (g *Network) solveSimplex(supplies []float64, amount float64) (float64, error) {
 	ns := newSimplex(g, supplies)
+	defer ns.release()
 	ns.crash(supplies)
 	ns.solve()
-	// An artificial arc still carrying flow is supply no real path took.
-	for u := range ns.n {
-		if ns.flow[ns.m+u] > feasibilityTolerance*max(1, amount) {
-			return 0, ErrInfeasible
-		}
+	if ns.infeasible(amount) {
+		return 0, ErrInfeasible
 	}
 	total := 0.0
 	for k := range ns.m {
@@ -118,15 +116,22 @@ type simplex struct {
 	flow     []float64
 	state    []int8
 
-	pi       []float64
-	parent   []int32
-	pred     []int32 // the tree arc joining a node to its parent
-	up       []bool  // pred runs child → parent
-	depth    []int32
-	child    []int32 // first child, −1 if none
-	next     []int32 // next sibling, −1 at the end
-	prev     []int32 // previous sibling, −1 for a first child
-	stack    []int32
+	pi     []float64
+	parent []int32
+	pred   []int32 // the tree arc joining a node to its parent
+	up     []bool  // pred runs child → parent
+	depth  []int32
+	child  []int32 // first child, −1 if none
+	next   []int32 // next sibling, −1 at the end
+	prev   []int32 // previous sibling, −1 for a first child
+	stack  []int32
+	// The crash start's index of arcs by tail, and the supply it has left
+	// to place; kept for the next problem like the rest.
+	tailStart, byTail, tailFill []int32
+	remaining                   []float64
+	// balance is Transport's supplies and demands as one array.
+	balance []float64
+
 	costEps  float64
 	block    int
 	nextScan int
@@ -134,23 +139,59 @@ type simplex struct {
 
 func newSimplex(g *Network, supplies []float64) *simplex {
 	n, m := g.nodes, len(g.arcs)/2
-	root := n
-	ns := &simplex{
-		n: n, m: m,
-		src: make([]int32, m+n), dst: make([]int32, m+n),
-		capacity: make([]float64, m+n), cost: make([]float64, m+n),
-		flow: make([]float64, m+n), state: make([]int8, m+n),
-		pi: make([]float64, n+1), parent: make([]int32, n+1), pred: make([]int32, n+1),
-		up: make([]bool, n+1), depth: make([]int32, n+1),
-		child: make([]int32, n+1), next: make([]int32, n+1), prev: make([]int32, n+1),
-	}
-	maxCost := 0.0
+	ns := workspaces.Get().(*simplex)
+	ns.size(n, m)
 	for k := range m {
 		a, twin := g.arcs[2*k], g.arcs[2*k+1]
 		ns.src[k], ns.dst[k] = int32(twin.to), int32(a.to)
 		ns.capacity[k], ns.cost[k] = a.original, a.cost
+	}
+	ns.start(supplies)
+	return ns
+}
+
+// workspaces keeps simplex states between solves: an allocator solves one
+// problem per component every cycle, and reusing the arrays spares the
+// allocation and the garbage collector's scan of a few hundred kilobytes
+// per problem.
+var workspaces = sync.Pool{New: func() any { return new(simplex) }}
+
+// release returns the state to the pool; the caller must not use it after.
+func (ns *simplex) release() { workspaces.Put(ns) }
+
+// size makes room for n nodes and m real arcs (plus one artificial arc per
+// node), reusing the arrays when they are large enough.
+func (ns *simplex) size(n, m int) {
+	ns.n, ns.m = n, m
+	ns.src, ns.dst = resize(ns.src, m+n), resize(ns.dst, m+n)
+	ns.capacity, ns.cost, ns.flow = resize(ns.capacity, m+n), resize(ns.cost, m+n), resize(ns.flow, m+n)
+	ns.state = resize(ns.state, m+n)
+	ns.pi, ns.parent, ns.pred = resize(ns.pi, n+1), resize(ns.parent, n+1), resize(ns.pred, n+1)
+	ns.up, ns.depth = resize(ns.up, n+1), resize(ns.depth, n+1)
+	ns.child, ns.next, ns.prev = resize(ns.child, n+1), resize(ns.next, n+1), resize(ns.prev, n+1)
+	ns.nextScan = 0
+}
+
+// resize returns s with length n, zeroed, reusing its array when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// start sets every real arc at its lower bound and builds the initial tree
+// of artificial arcs; src, dst, capacity and cost of the m real arcs must be
+// filled.
+func (ns *simplex) start(supplies []float64) {
+	n, m := ns.n, ns.m
+	root := n
+	maxCost := 0.0
+	for k := range m {
 		ns.state[k] = atLower
-		maxCost = max(maxCost, a.cost)
+		maxCost = max(maxCost, ns.cost[k])
 	}
 	// An artificial arc costs more than any path of real arcs, so the
 	// optimum uses one only when no real path is left.
@@ -182,7 +223,17 @@ func newSimplex(g *Network, supplies []float64) *simplex {
 		}
 		prevChild = int32(u)
 	}
-	return ns
+}
+
+// infeasible reports supply left on an artificial arc: supply no real path
+// took.
+func (ns *simplex) infeasible(amount float64) bool {
+	for u := range ns.n {
+		if ns.flow[ns.m+u] > feasibilityTolerance*max(1, amount) {
+			return true
+		}
+	}
+	return false
 }
 
 // solve pivots until no arc's entry lowers the cost, pricing every real
@@ -216,20 +267,23 @@ func (ns *simplex) crash(supplies []float64) {
 	}
 	eps := Epsilon * max(1, scale)
 	// Arcs by tail, in one allocation.
-	start := make([]int32, n+1)
+	ns.tailStart = resize(ns.tailStart, n+1)
+	start := ns.tailStart
 	for e := range m {
 		start[ns.src[e]+1]++
 	}
 	for u := range n {
 		start[u+1] += start[u]
 	}
-	out := make([]int32, m)
-	fill := slices.Clone(start[:n])
+	ns.byTail, ns.tailFill = resize(ns.byTail, m), resize(ns.tailFill, n)
+	out, fill := ns.byTail, ns.tailFill
+	copy(fill, start[:n])
 	for e := range m {
 		out[fill[ns.src[e]]] = int32(e)
 		fill[ns.src[e]]++
 	}
-	rem := slices.Clone(supplies)
+	ns.remaining = append(ns.remaining[:0], supplies...)
+	rem := ns.remaining
 	for u := range n {
 		for rem[u] > eps {
 			best := int32(-1)

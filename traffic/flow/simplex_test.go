@@ -146,7 +146,11 @@ func TestSimplexMatchesSuccessiveShortestPaths(t *testing.T) {
 // supplies on its nodes costs what the same problem costs through a source
 // and a sink (or both are infeasible), and the flow meets every supply and
 // demand.
-func TestTransshipMatchesMinCostFlow(t *testing.T) {
+// TestTransshipAndTransportMatchMinCostFlow solves each transportation
+// instance three ways: Transship on a network, Transport on lanes, and the
+// successive-shortest-paths oracle through a source and a sink. The pooled
+// simplex states are reused across instances of every size on the way.
+func TestTransshipAndTransportMatchMinCostFlow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	infeasible := 0
 	defer func() {
@@ -167,12 +171,14 @@ func TestTransshipMatchesMinCostFlow(t *testing.T) {
 			st.AddArc(nu+v, tt, x, 0)
 		}
 		var ids []int
+		var lanes []Lane
 		for u := range nu {
 			for v := range nv {
 				if rng.IntN(4) > 0 || u == 0 || v == 0 {
 					c := math.Round(rng.Float64()*5000) / 100
 					ids = append(ids, g.AddArc(u, nu+v, Inf, c))
 					st.AddArc(u, nu+v, Inf, c)
+					lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: c})
 				}
 			}
 		}
@@ -182,19 +188,38 @@ func TestTransshipMatchesMinCostFlow(t *testing.T) {
 			b[nu+v] = -x
 		}
 		got, err := g.Transship(b)
+		flows, laneCost, laneErr := Transport(supply, demand, lanes)
 		want, oracleErr := st.minCostFlowSSP(s, tt, 1)
 		if errors.Is(oracleErr, ErrInfeasible) {
 			infeasible++
-			if !errors.Is(err, ErrInfeasible) {
-				t.Fatalf("trial %d: Transship %v, %v; the oracle finds it infeasible", trial, got, err)
+			if !errors.Is(err, ErrInfeasible) || !errors.Is(laneErr, ErrInfeasible) {
+				t.Fatalf("trial %d: Transship %v, %v; Transport %v, %v; the oracle finds it infeasible", trial, got, err, laneCost, laneErr)
 			}
 			continue
 		}
-		if err != nil || oracleErr != nil {
-			t.Fatalf("trial %d: Transship %v, oracle %v", trial, err, oracleErr)
+		if err != nil || laneErr != nil || oracleErr != nil {
+			t.Fatalf("trial %d: Transship %v, Transport %v, oracle %v", trial, err, laneErr, oracleErr)
 		}
-		if math.Abs(got-want) > 1e-9 {
-			t.Fatalf("trial %d: Transship %v, min-cost flow %v", trial, got, want)
+		if math.Abs(got-want) > 1e-9 || math.Abs(laneCost-want) > 1e-9 {
+			t.Fatalf("trial %d: Transship %v, Transport %v, min-cost flow %v", trial, got, laneCost, want)
+		}
+		sent, received := make([]float64, nu), make([]float64, nv)
+		for k, l := range lanes {
+			if flows[k] < 0 {
+				t.Fatalf("trial %d: lane %d carries %v", trial, k, flows[k])
+			}
+			sent[l.From] += flows[k]
+			received[l.To] += flows[k]
+		}
+		for u := range nu {
+			if math.Abs(sent[u]-supply[u]) > 1e-9 {
+				t.Fatalf("trial %d: Transport sends %v from supply %d of %v", trial, sent[u], u, supply[u])
+			}
+		}
+		for v := range nv {
+			if math.Abs(received[v]-demand[v]) > 1e-9 {
+				t.Fatalf("trial %d: Transport delivers %v to demand %d of %v", trial, received[v], v, demand[v])
+			}
 		}
 		net := make([]float64, nu+nv)
 		for _, id := range ids {
@@ -224,6 +249,31 @@ func TestTransshipRefusesBadSupplies(t *testing.T) {
 	h := NewNetwork(3)
 	h.AddArc(0, 1, Inf, 1) // nothing reaches node 2
 	if _, err := h.Transship([]float64{1, 0, -1}); !errors.Is(err, ErrInfeasible) {
+		t.Errorf("unreachable demand: error %v, want ErrInfeasible", err)
+	}
+}
+
+func TestTransportRefusesBadInput(t *testing.T) {
+	lane := []Lane{{0, 0, 1}}
+	for name, c := range map[string]struct {
+		supplies, demands []float64
+		lanes             []Lane
+	}{
+		"totals differ":   {[]float64{1}, []float64{0.5}, lane},
+		"NaN supply":      {[]float64{math.NaN()}, []float64{1}, lane},
+		"negative demand": {[]float64{1, 0}, []float64{2, -1}, lane},
+		"infinite supply": {[]float64{math.Inf(1)}, []float64{math.Inf(1)}, lane},
+		"lane outside":    {[]float64{1}, []float64{1}, []Lane{{0, 1, 1}}},
+		"negative lane":   {[]float64{1}, []float64{1}, []Lane{{-1, 0, 1}}},
+		"negative cost":   {[]float64{1}, []float64{1}, []Lane{{0, 0, -1}}},
+		"NaN cost":        {[]float64{1}, []float64{1}, []Lane{{0, 0, math.NaN()}}},
+	} {
+		if flows, _, err := Transport(c.supplies, c.demands, c.lanes); err == nil {
+			t.Errorf("%s: accepted, flows %v", name, flows)
+		}
+	}
+	// A demand no lane reaches.
+	if _, _, err := Transport([]float64{1}, []float64{0.5, 0.5}, lane); !errors.Is(err, ErrInfeasible) {
 		t.Errorf("unreachable demand: error %v, want ErrInfeasible", err)
 	}
 }

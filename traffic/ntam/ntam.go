@@ -45,7 +45,7 @@ type Solution struct {
 }
 
 type link struct {
-	u, v      int // indexes into supplies and demands
+	u, v      int32 // indexes into supplies and demands
 	delay     float64
 	estimated bool
 	local     bool // both ends on one node: never slow
@@ -65,7 +65,7 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	var sol Solution
 	links := buildLinks(p, &sol)
 	if cfg.DisableFilter {
-		if err := route(p, links, &sol); err != nil {
+		if err := route(p, links, nil, &sol); err != nil {
 			return Solution{}, err
 		}
 		return sol, nil
@@ -78,13 +78,13 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	// routing is the answer. Infeasibility is rare, and only then does the
 	// filter run its max-flow checks.
 	removed := len(slow)
-	err := route(p, without(links, slow), &sol)
+	err := route(p, links, dropMask(len(links), slow), &sol)
 	if errors.Is(err, flow.ErrInfeasible) {
 		removed = largestRemovable(p, links, slow)
 		if removed < len(slow) {
 			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-removed))
 		}
-		err = route(p, without(links, slow[:removed]), &sol)
+		err = route(p, links, dropMask(len(links), slow[:removed]), &sol)
 	}
 	if err != nil {
 		return Solution{}, err
@@ -131,7 +131,7 @@ func buildLinks(p Problem, sol *Solution) []link {
 			if !ok {
 				estimated++
 			}
-			links = append(links, link{u: i, v: j, delay: ms, estimated: !ok, local: s.Node == d.Node})
+			links = append(links, link{u: int32(i), v: int32(j), delay: ms, estimated: !ok, local: s.Node == d.Node})
 		}
 	}
 	if !anyKnown {
@@ -180,22 +180,16 @@ func slowLinks(p Problem, links []link, sol *Solution) []int {
 	return slow
 }
 
-// without returns links minus the ones indexed by drop.
-func without(links []link, drop []int) []link {
+// dropMask marks the n links indexed by drop; nil when none is.
+func dropMask(n int, drop []int) []bool {
 	if len(drop) == 0 {
-		return links
+		return nil
 	}
-	dropped := make([]bool, len(links))
+	dropped := make([]bool, n)
 	for _, i := range drop {
 		dropped[i] = true
 	}
-	kept := make([]link, 0, len(links)-len(drop))
-	for i, l := range links {
-		if !dropped[i] {
-			kept = append(kept, l)
-		}
-	}
-	return kept
+	return dropped
 }
 
 // largestRemovable removes slow links one at a time from the slowest,
@@ -261,7 +255,7 @@ func newFeasibility(p Problem, links []link) *feasibility {
 	}
 	f.arcs = make([]int, len(links))
 	for k, l := range links {
-		f.arcs[k] = f.g.AddArc(l.u, nu+l.v, flow.Inf, l.delay)
+		f.arcs[k] = f.g.AddArc(int(l.u), nu+int(l.v), flow.Inf, l.delay)
 	}
 	return f
 }
@@ -279,26 +273,26 @@ func total(as []traffic.Amount) float64 {
 	return sum
 }
 
-// route solves the min-cost flow and turns it into per-source fractions.
-// It is a transportation problem (supplies straight to demands), which the
-// simplex solves without a source and sink; demands are scaled to the
+// route solves the min-cost flow over the links not dropped (dropped may
+// be nil) and turns it into per-source fractions. It is a transportation
+// problem (supplies straight to demands); demands are scaled to the
 // supplies' total, which checkAmounts has held to 1 within rounding.
-func route(p Problem, links []link, sol *Solution) error {
-	nu, nv := len(p.Supplies), len(p.Demands)
-	g := flow.NewNetworkSized(nu+nv, len(links))
-	supplies := make([]float64, nu+nv)
+func route(p Problem, links []link, dropped []bool, sol *Solution) error {
+	lanes := make([]flow.Lane, 0, len(links))
+	for k, l := range links {
+		if dropped == nil || !dropped[k] {
+			lanes = append(lanes, flow.Lane{From: l.u, To: l.v, Cost: l.delay})
+		}
+	}
+	supplies, demands := make([]float64, len(p.Supplies)), make([]float64, len(p.Demands))
 	scale := total(p.Supplies) / total(p.Demands)
 	for i, a := range p.Supplies {
 		supplies[i] = a.Value
 	}
 	for j, a := range p.Demands {
-		supplies[nu+j] = -a.Value * scale
+		demands[j] = a.Value * scale
 	}
-	arcs := make([]int, len(links))
-	for k, l := range links {
-		arcs[k] = g.AddArc(l.u, nu+l.v, flow.Inf, l.delay)
-	}
-	cost, err := g.Transship(supplies)
+	flows, cost, err := flow.Transport(supplies, demands, lanes)
 	if errors.Is(err, flow.ErrInfeasible) {
 		return fmt.Errorf("route: %w", err)
 	}
@@ -307,9 +301,9 @@ func route(p Problem, links []link, sol *Solution) error {
 	}
 	sol.Cost = cost
 	to := make([][]traffic.Amount, len(p.Supplies))
-	for k, l := range links {
-		if f := g.Flow(arcs[k]); f > tolerance {
-			to[l.u] = append(to[l.u], traffic.Amount{Node: p.Demands[l.v].Node, Value: f})
+	for k, l := range lanes {
+		if f := flows[k]; f > tolerance {
+			to[l.From] = append(to[l.From], traffic.Amount{Node: p.Demands[l.To].Node, Value: f})
 		}
 	}
 	for i, a := range p.Supplies {

@@ -1,0 +1,73 @@
+package flow
+
+import (
+	"fmt"
+	"math"
+)
+
+// Lane is an uncapacitated arc of a transportation problem, from a supply
+// to a demand, by their indexes.
+type Lane struct {
+	From, To int32
+	Cost     float64
+}
+
+// Transport solves the transportation problem: supplies[i] units leave
+// supply i and demands[j] units reach demand j, over the given lanes, at the
+// least Σ flow × cost. It returns the flow on each lane and the total cost.
+// It is Transship for the allocators' own problem, which has no capacities:
+// the lanes go straight into the simplex, without a Network's residual twins
+// to build and copy. Supplies and demands must be finite, non-negative and
+// sum to the same total; costs must be non-negative; ErrInfeasible means the
+// lanes cannot carry every supply.
+func Transport(supplies, demands []float64, lanes []Lane) (flows []float64, cost float64, err error) {
+	nu, nv := len(supplies), len(demands)
+	scale, sum := 0.0, 0.0
+	for i, b := range supplies {
+		if !(b >= 0) || math.IsInf(b, 1) {
+			return nil, 0, fmt.Errorf("supply %d is %v, not a finite number ≥ 0", i, b)
+		}
+		sum += b
+		scale += b
+	}
+	for j, d := range demands {
+		if !(d >= 0) || math.IsInf(d, 1) {
+			return nil, 0, fmt.Errorf("demand %d is %v, not a finite number ≥ 0", j, d)
+		}
+		sum -= d
+		scale += d
+	}
+	if math.Abs(sum) > feasibilityTolerance*max(1, scale) {
+		return nil, 0, fmt.Errorf("supplies and demands differ by %v", sum)
+	}
+	ns := workspaces.Get().(*simplex)
+	defer ns.release()
+	ns.size(nu+nv, len(lanes))
+	for k, l := range lanes {
+		if l.From < 0 || int(l.From) >= nu || l.To < 0 || int(l.To) >= nv {
+			return nil, 0, fmt.Errorf("lane %d runs %d → %d, outside %d supplies and %d demands", k, l.From, l.To, nu, nv)
+		}
+		if !(l.Cost >= 0) || math.IsInf(l.Cost, 1) {
+			return nil, 0, fmt.Errorf("lane %d costs %v: %w", k, l.Cost, ErrNegativeCost)
+		}
+		ns.src[k], ns.dst[k] = l.From, int32(nu)+l.To
+		ns.capacity[k], ns.cost[k] = math.Inf(1), l.Cost
+	}
+	balance := append(ns.balance[:0], supplies...)
+	for _, d := range demands {
+		balance = append(balance, -d)
+	}
+	ns.balance = balance
+	ns.start(balance)
+	ns.crash(balance)
+	ns.solve()
+	if ns.infeasible(scale / 2) {
+		return nil, 0, ErrInfeasible
+	}
+	flows = make([]float64, len(lanes))
+	for k, l := range lanes {
+		flows[k] = max(ns.flow[k], 0)
+		cost += flows[k] * l.Cost
+	}
+	return flows, cost, nil
+}
