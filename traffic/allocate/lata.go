@@ -86,18 +86,6 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 			lanes = append(lanes, flow.Lane{From: int32(i), To: int32(j), Cost: c})
 		}
 	}
-	// The replicas' supplies sum to the upstream nodes' parts, which sum to
-	// 1 within rounding; the demands are scaled to match them exactly.
-	total, want := 0.0, 0.0
-	for _, v := range supply {
-		total += v
-	}
-	for _, v := range demand {
-		want += v
-	}
-	for j := range demand {
-		demand[j] *= total / want
-	}
 	flows, _, err := flow.Transport(supply, demand, lanes)
 	if err != nil {
 		return traffic.Route{}, false, fmt.Errorf("LATA min-cost flow: %w", err)
