@@ -39,7 +39,8 @@ type QueryObserver func(spec Spec, query QueryName, took time.Duration, err erro
 // PrometheusSource reads Measurements from the Prometheus HTTP API.
 type PrometheusSource struct {
 	observe QueryObserver
-	clients sync.Map // address → promv1.API
+	clients sync.Map    // address → promv1.API
+	ranges  *rangeCache // nil: every poll asks for whole ranges
 }
 
 // NewPrometheusSource returns a source; observe may be nil.
@@ -48,6 +49,15 @@ func NewPrometheusSource(observe QueryObserver) *PrometheusSource {
 		observe = func(Spec, QueryName, time.Duration, error) {}
 	}
 	return &PrometheusSource{observe: observe}
+}
+
+// ReuseRanges makes later polls ask only for the points of a range query
+// that are new or younger than settle before the previous answer's newest
+// point, and reuse the rest; answers no poll asked for within idle are
+// dropped. Call it before the first Fetch.
+func (p *PrometheusSource) ReuseRanges(settle, idle time.Duration) *PrometheusSource {
+	p.ranges = newRangeCache(settle, idle)
+	return p
 }
 
 func (p *PrometheusSource) client(address string) (promv1.API, error) {
@@ -64,14 +74,16 @@ func (p *PrometheusSource) client(address string) (promv1.API, error) {
 
 // Fetch runs the poll's queries in parallel, each bounded by the Spec's
 // query timeout, and aligns the range results on Spec.Points() instants
-// ending at now.
+// on multiples of the step, the newest at or before now (so successive
+// polls share their points).
 func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) (Measurements, error) {
 	promAPI, err := p.client(spec.PrometheusAddress)
 	if err != nil {
 		return Measurements{}, &BackendError{QueryRequestRate, err}
 	}
 	n := spec.Points()
-	r := promv1.Range{Start: now.Add(-time.Duration(n-1) * spec.Step), End: now, Step: spec.Step}
+	end := now.Truncate(spec.Step)
+	r := promv1.Range{Start: end.Add(-time.Duration(n-1) * spec.Step), End: end, Step: spec.Step}
 
 	var (
 		m    Measurements
@@ -81,11 +93,11 @@ func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) 
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		m.Demand, errs[0] = p.rangeQuery(ctx, promAPI, spec, QueryRequestRate, spec.RequestRateQuery, r, n)
+		m.Demand, errs[0] = p.rangeQuery(ctx, promAPI, spec, QueryRequestRate, spec.RequestRateQuery, r, n, now)
 	}()
 	go func() {
 		defer wg.Done()
-		m.CPU, errs[1] = p.rangeQuery(ctx, promAPI, spec, QueryCPUUsage, spec.CPUUsageQuery, r, n)
+		m.CPU, errs[1] = p.rangeQuery(ctx, promAPI, spec, QueryCPUUsage, spec.CPUUsageQuery, r, n, now)
 	}()
 	go func() {
 		defer wg.Done()
@@ -98,37 +110,62 @@ func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) 
 	return m, nil
 }
 
-func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, spec Spec, name QueryName, q string, r promv1.Range, n int) ([]float64, error) {
+// rangeQuery returns the query's n points of r, asking Prometheus only for
+// those the range cache does not hold settled.
+func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, spec Spec, name QueryName, q string, r promv1.Range, n int, now time.Time) ([]float64, error) {
+	key := rangeKey{address: spec.PrometheusAddress, query: q, step: r.Step, points: n}
+	var out []float64
+	first := 0
+	if p.ranges != nil {
+		out, first = p.ranges.known(key, r.End, now)
+	} else {
+		out = make([]float64, n)
+		for i := range out {
+			out[i] = math.NaN()
+		}
+	}
+	if first < n {
+		ask := r
+		ask.Start = r.Start.Add(time.Duration(first) * r.Step)
+		if err := p.fill(ctx, promAPI, spec, name, q, ask, r.Start, out); err != nil {
+			return nil, err
+		}
+	}
+	if p.ranges != nil {
+		p.ranges.store(key, r.End, out, now)
+	}
+	return out, nil
+}
+
+// fill runs the range query ask and writes its points into out, indexed
+// from start.
+func (p *PrometheusSource) fill(ctx context.Context, promAPI promv1.API, spec Spec, name QueryName, q string, ask promv1.Range, start time.Time, out []float64) error {
 	ctx, cancel := context.WithTimeout(ctx, spec.QueryTimeout)
 	defer cancel()
-	start := time.Now()
-	v, _, err := promAPI.QueryRange(ctx, q, r, promv1.WithTimeout(spec.QueryTimeout))
-	p.observe(spec, name, time.Since(start), err)
+	began := time.Now()
+	v, _, err := promAPI.QueryRange(ctx, q, ask, promv1.WithTimeout(spec.QueryTimeout))
+	p.observe(spec, name, time.Since(began), err)
 	if err != nil {
-		return nil, queryError(name, q, err)
-	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = math.NaN()
+		return queryError(name, q, err)
 	}
 	matrix, ok := v.(model.Matrix)
 	if !ok {
-		return nil, &BackendError{name, fmt.Errorf("got a %s, want a range vector", v.Type())}
+		return &BackendError{name, fmt.Errorf("got a %s, want a range vector", v.Type())}
 	}
 	switch len(matrix) {
 	case 0:
-		return out, nil
+		return nil
 	case 1:
 	default:
-		return nil, &MetadataError{queryKey[name], q, fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(matrix))}
+		return &MetadataError{queryKey[name], q, fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(matrix))}
 	}
 	for _, s := range matrix[0].Values {
-		i := int(math.Round(float64(s.Timestamp.Time().Sub(r.Start)) / float64(r.Step)))
-		if i >= 0 && i < n {
+		i := int(math.Round(float64(s.Timestamp.Time().Sub(start)) / float64(ask.Step)))
+		if i >= 0 && i < len(out) {
 			out[i] = float64(s.Value)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func (p *PrometheusSource) instantQuery(ctx context.Context, promAPI promv1.API, spec Spec, name QueryName, q string, at time.Time) (float64, error) {

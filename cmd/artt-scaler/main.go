@@ -42,6 +42,8 @@ type flags struct {
 	maxConcurrentStreams                   int
 	tlsCert, tlsKey, tlsClientCA           string
 	cacheTTL, idleTTL, pushInterval, grace time.Duration
+	reuseRanges                            bool
+	rangeSettle                            time.Duration
 	logLevel, logFormat                    string
 }
 
@@ -71,6 +73,8 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.tlsClientCA, "tls-client-ca-file", "", "CA bundle (PEM) that client certificates must chain to; enables mutual TLS")
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", 5*time.Second, "how long one round of queries answers every call for a trigger")
 	fs.DurationVar(&f.idleTTL, "idle-ttl", 10*time.Minute, "drop a trigger's state after this long without calls")
+	fs.BoolVar(&f.reuseRanges, "reuse-ranges", true, "ask Prometheus only for the points of a range query that are new or younger than --range-settle, reusing the rest from the previous poll; off, every poll asks for the whole history")
+	fs.DurationVar(&f.rangeSettle, "range-settle", time.Minute, "with --reuse-ranges, the points this close to the previous poll's newest are asked again (raise it when samples reach Prometheus late, e.g. through remote write)")
 	fs.DurationVar(&f.pushInterval, "push-interval", 15*time.Second, "how often StreamIsActive and StreamMetricSpec re-evaluate")
 	fs.DurationVar(&f.grace, "shutdown-grace", 20*time.Second, "time to finish in-flight calls on SIGTERM")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -116,6 +120,9 @@ func parseFlags(args []string) (flags, error) {
 			problems = append(problems, fmt.Errorf("%s = %d: must be positive", n.name, n.value))
 		}
 	}
+	if f.rangeSettle < 0 {
+		problems = append(problems, fmt.Errorf("--range-settle = %s: must not be negative", f.rangeSettle))
+	}
 	if f.maxConcurrentStreams > math.MaxUint32 {
 		problems = append(problems, fmt.Errorf("--grpc-max-concurrent-streams = %d: at most %d", f.maxConcurrentStreams, uint32(math.MaxUint32)))
 	}
@@ -156,8 +163,12 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tel := scaler.NewTelemetry(reg)
 
+	source := scaler.NewPrometheusSource(tel.QueryObserver())
+	if f.reuseRanges {
+		source.ReuseRanges(f.rangeSettle, f.idleTTL)
+	}
 	srv := scaler.NewServer(scaler.Options{
-		Source:             scaler.NewPrometheusSource(tel.QueryObserver()),
+		Source:             source,
 		DefaultPrometheus:  f.prometheus,
 		Tenancy:            scaler.Tenancy{AllowedPrometheus: f.allowedPrometheus, AllowQueryOverrides: f.allowQueryOverrides},
 		CacheTTL:           f.cacheTTL,

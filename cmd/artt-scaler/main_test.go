@@ -12,7 +12,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.grpcAddress != ":6000" || f.cacheTTL != 5*time.Second || f.tlsCert != "" {
+	if f.grpcAddress != ":6000" || f.cacheTTL != 5*time.Second || f.tlsCert != "" || !f.reuseRanges || f.rangeSettle != time.Minute {
 		t.Errorf("defaults %+v", f)
 	}
 	for _, c := range []struct {
@@ -26,6 +26,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--allowed-prometheus=http://p:9090?x=1"}, "no user, query or fragment"},
 		{[]string{"--prometheus-address=prometheus:9090"}, "--prometheus-address"},
 		{[]string{"--max-concurrent-polls=0"}, "--max-concurrent-polls = 0"},
+		{[]string{"--range-settle=-1s"}, "--range-settle = -1s"},
 		{[]string{"--grpc-max-concurrent-streams=-1"}, "--grpc-max-concurrent-streams = -1"},
 	} {
 		if _, err := parseFlags(c.args); err == nil || !strings.Contains(err.Error(), c.says) {

@@ -1,0 +1,137 @@
+package scaler
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// pointCounter is a proxy in front of the test Prometheus that counts the
+// points each range query asks for.
+type pointCounter struct {
+	mu     sync.Mutex
+	points int
+	ranges int
+}
+
+func (c *pointCounter) proxy(t *testing.T) string {
+	t.Helper()
+	target, err := url.Parse(prom.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/query_range" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if form, err := url.ParseQuery(string(body)); err == nil {
+				for k, v := range r.URL.Query() {
+					form[k] = v
+				}
+				start, _ := strconv.ParseFloat(form.Get("start"), 64)
+				end, _ := strconv.ParseFloat(form.Get("end"), 64)
+				step, _ := strconv.ParseFloat(form.Get("step"), 64)
+				c.mu.Lock()
+				c.ranges++
+				c.points += int(math.Round((end-start)/step)) + 1
+				c.mu.Unlock()
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestReusedRangesEqualWholeRanges polls the live test Prometheus twice at
+// each of several instants: through a source that reuses settled points,
+// and through a fresh source that asks for the whole ranges. The answers
+// must be identical point for point, while the reusing source asks for
+// only the new and unsettled points after its first poll.
+func TestReusedRangesEqualWholeRanges(t *testing.T) {
+	needProm(t)
+	var counted pointCounter
+	address := counted.proxy(t)
+	spec, err := ParseMetadata("shop", "so", webMetadata(map[string]string{"prometheusAddress": address}), address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reusing := NewPrometheusSource(nil).ReuseRanges(3*time.Second, time.Minute)
+	n := spec.Points()
+	// Instants a few seconds in the past, so every sample they cover has
+	// been scraped and both sources read the same data.
+	base := time.Now()
+	for poll, offset := range []time.Duration{0, time.Second, 3 * time.Second, 3 * time.Second, 7 * time.Second, 20 * time.Second} {
+		if wait := time.Until(base.Add(offset).Add(5 * time.Second)); wait > 0 {
+			time.Sleep(wait)
+		}
+		now := base.Add(offset)
+		before := counted.points
+		got, err := reusing.Fetch(context.Background(), spec, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := counted.points - before
+		want, err := NewPrometheusSource(nil).Fetch(context.Background(), spec, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, pair := range map[string][2][]float64{"demand": {got.Demand, want.Demand}, "cpu": {got.CPU, want.CPU}} {
+			for i := range pair[1] {
+				g, w := pair[0][i], pair[1][i]
+				if g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
+					t.Fatalf("poll %d, %s point %d: reused %v, whole range %v", poll, name, i, g, w)
+				}
+			}
+		}
+		if nonNaN(want.Demand) == 0 {
+			t.Fatalf("poll %d: the whole range holds no demand; nothing was compared", poll)
+		}
+		// Two range queries per poll. The first asks for every point; a
+		// later one within the range asks again for the points younger than
+		// the settle margin before its previous newest point, and the new
+		// ones: 3 s of margin at a 1 s step is 3 points, plus the seconds
+		// since the previous poll.
+		wantAsked := 2 * n
+		switch poll {
+		case 1:
+			wantAsked = 2 * (3 + 1)
+		case 2:
+			wantAsked = 2 * (3 + 2)
+		case 3:
+			wantAsked = 2 * 3
+		case 4:
+			wantAsked = 2 * (3 + 4)
+		}
+		if asked != wantAsked {
+			t.Errorf("poll %d at +%v asked for %d points, want %d", poll, offset, asked, wantAsked)
+		}
+		// The whole-range source's own query.
+		if counted.points-before-asked != 2*n {
+			t.Fatalf("the whole-range source asked for %d points, want %d", counted.points-before-asked, 2*n)
+		}
+	}
+	if reusing.ranges.len() != 2 {
+		t.Errorf("%d ranges kept, want 2", reusing.ranges.len())
+	}
+}
+
+func nonNaN(xs []float64) int {
+	n := 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			n++
+		}
+	}
+	return n
+}
