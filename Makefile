@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e images test test-unit test-keda test-scheduler test-images vet fmt-check bench bench-fleet fuzz soak proto clean
+.PHONY: all build demo results e2e images test test-unit test-keda test-scheduler test-images vet fmt-check bench bench-scaler bench-fleet fuzz soak proto clean
 
 all: build
 
@@ -90,6 +90,11 @@ fuzz:
 SOAK ?= 30m
 soak:
 	ARTT_SOAK=$(SOAK) $(GO) test -count=1 -run TestSoak -v -timeout 2h ./scaler
+
+## bench-scaler: artt-scaler polling 1,000 ScaledObjects against a real Prometheus holding 90 minutes of their
+## history (promtool backfill), whole ranges beside reused ones: queries, GetMetrics P50/P99, CPU, heap per round
+bench-scaler:
+	ARTT_SCALER_FLEET=1 ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -run TestScalerFleet -v -timeout 30m ./scaler
 
 ## bench-fleet: artt-traffic at 10,000 pods on 500 nodes on envtest's kube-apiserver, with its own Prometheus
 ## (builds the fleet through the API: several minutes)

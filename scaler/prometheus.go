@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"sync"
 	"time"
 
@@ -41,14 +42,43 @@ type PrometheusSource struct {
 	observe QueryObserver
 	clients sync.Map    // address → promv1.API
 	ranges  *rangeCache // nil: every poll asks for whole ranges
+	// idleConns is how many idle connections to each Prometheus are kept
+	// for the next queries.
+	idleConns int
+	// compress asks Prometheus for gzip-compressed answers. Off by
+	// default: polling 1,000 ScaledObjects with reused ranges (make
+	// bench-scaler), gzip took about 70% of Prometheus's CPU per round and
+	// 40% of the scaler's, to save bandwidth a cluster does not lack.
+	compress bool
 }
+
+// defaultIdleConns keeps a connection for each query of the default 32
+// rounds in flight (three queries each). Go's default of two per host
+// would close and re-dial most of them after every burst of polls: on
+// 1,000 ScaledObjects, dialling was a third of the scaler's CPU.
+const defaultIdleConns = 3 * 32
 
 // NewPrometheusSource returns a source; observe may be nil.
 func NewPrometheusSource(observe QueryObserver) *PrometheusSource {
 	if observe == nil {
 		observe = func(Spec, QueryName, time.Duration, error) {}
 	}
-	return &PrometheusSource{observe: observe}
+	return &PrometheusSource{observe: observe, idleConns: defaultIdleConns}
+}
+
+// Compress asks Prometheus for gzip-compressed answers: for a Prometheus
+// across a slow or metered link. Call it before the first Fetch.
+func (p *PrometheusSource) Compress(on bool) *PrometheusSource {
+	p.compress = on
+	return p
+}
+
+// KeepConnections sets how many idle connections to each Prometheus are
+// kept for reuse: three per round of queries allowed in flight. Call it
+// before the first Fetch.
+func (p *PrometheusSource) KeepConnections(n int) *PrometheusSource {
+	p.idleConns = max(n, 1)
+	return p
 }
 
 // ReuseRanges makes later polls ask only for the points of a range query
@@ -64,7 +94,11 @@ func (p *PrometheusSource) client(address string) (promv1.API, error) {
 	if c, ok := p.clients.Load(address); ok {
 		return c.(promv1.API), nil
 	}
-	c, err := api.NewClient(api.Config{Address: address})
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConns = 0 // no limit across hosts; per host below
+	transport.MaxIdleConnsPerHost = p.idleConns
+	transport.DisableCompression = !p.compress
+	c, err := api.NewClient(api.Config{Address: address, RoundTripper: transport})
 	if err != nil {
 		return nil, err
 	}

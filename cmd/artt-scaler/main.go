@@ -42,7 +42,7 @@ type flags struct {
 	maxConcurrentStreams                   int
 	tlsCert, tlsKey, tlsClientCA           string
 	cacheTTL, idleTTL, pushInterval, grace time.Duration
-	reuseRanges                            bool
+	reuseRanges, compress                  bool
 	rangeSettle                            time.Duration
 	logLevel, logFormat                    string
 }
@@ -74,6 +74,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", 5*time.Second, "how long one round of queries answers every call for a trigger")
 	fs.DurationVar(&f.idleTTL, "idle-ttl", 10*time.Minute, "drop a trigger's state after this long without calls")
 	fs.BoolVar(&f.reuseRanges, "reuse-ranges", true, "ask Prometheus only for the points of a range query that are new or younger than --range-settle, reusing the rest from the previous poll; off, every poll asks for the whole history")
+	fs.BoolVar(&f.compress, "prometheus-compression", false, "ask Prometheus for gzip-compressed answers (for a Prometheus across a slow link; inside a cluster compression costs both sides more CPU than it saves)")
 	fs.DurationVar(&f.rangeSettle, "range-settle", time.Minute, "with --reuse-ranges, the points this close to the previous poll's newest are asked again (raise it when samples reach Prometheus late, e.g. through remote write)")
 	fs.DurationVar(&f.pushInterval, "push-interval", 15*time.Second, "how often StreamIsActive and StreamMetricSpec re-evaluate")
 	fs.DurationVar(&f.grace, "shutdown-grace", 20*time.Second, "time to finish in-flight calls on SIGTERM")
@@ -163,7 +164,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tel := scaler.NewTelemetry(reg)
 
-	source := scaler.NewPrometheusSource(tel.QueryObserver())
+	source := scaler.NewPrometheusSource(tel.QueryObserver()).KeepConnections(3 * f.maxConcurrentPolls).Compress(f.compress)
 	if f.reuseRanges {
 		source.ReuseRanges(f.rangeSettle, f.idleTTL)
 	}

@@ -1,0 +1,62 @@
+package scaler
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestCompressionIsAskedOnlyWhenEnabled polls the live test Prometheus
+// through a proxy that records each query's Accept-Encoding: none by
+// default, gzip with Compress(true), and the same answer either way.
+func TestCompressionIsAskedOnlyWhenEnabled(t *testing.T) {
+	needProm(t)
+	target, err := url.Parse(prom.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var encodings []string
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		encodings = append(encodings, r.Header.Get("Accept-Encoding"))
+		mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	spec, err := ParseMetadata("shop", "so", webMetadata(map[string]string{"prometheusAddress": proxy.URL}), proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().Add(-2 * time.Second)
+	var answers []Measurements
+	for _, compress := range []bool{false, true} {
+		encodings = nil
+		m, err := NewPrometheusSource(nil).Compress(compress).Fetch(context.Background(), spec, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = append(answers, m)
+		want := ""
+		if compress {
+			want = "gzip"
+		}
+		if len(encodings) != 3 {
+			t.Fatalf("compress %v: %d requests, want 3", compress, len(encodings))
+		}
+		for _, e := range encodings {
+			if e != want {
+				t.Errorf("compress %v: Accept-Encoding %q, want %q", compress, e, want)
+			}
+		}
+	}
+	if answers[0].CPURequest != answers[1].CPURequest || nonNaN(answers[0].Demand) != nonNaN(answers[1].Demand) || nonNaN(answers[0].Demand) == 0 {
+		t.Errorf("answers differ or are empty: %+v / %+v", answers[0], answers[1])
+	}
+}
