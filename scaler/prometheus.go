@@ -90,9 +90,15 @@ func (p *PrometheusSource) ReuseRanges(settle, idle time.Duration) *PrometheusSo
 	return p
 }
 
+// promClient is the API of one Prometheus and the transport under it.
+type promClient struct {
+	api       promv1.API
+	transport *http.Transport
+}
+
 func (p *PrometheusSource) client(address string) (promv1.API, error) {
 	if c, ok := p.clients.Load(address); ok {
-		return c.(promv1.API), nil
+		return c.(promClient).api, nil
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConns = 0 // no limit across hosts; per host below
@@ -102,8 +108,20 @@ func (p *PrometheusSource) client(address string) (promv1.API, error) {
 	if err != nil {
 		return nil, err
 	}
-	actual, _ := p.clients.LoadOrStore(address, promv1.NewAPI(c))
-	return actual.(promv1.API), nil
+	actual, loaded := p.clients.LoadOrStore(address, promClient{promv1.NewAPI(c), transport})
+	if loaded {
+		transport.CloseIdleConnections()
+	}
+	return actual.(promClient).api, nil
+}
+
+// CloseIdleConnections closes the connections kept for later queries, on
+// shutdown or to count what else is running.
+func (p *PrometheusSource) CloseIdleConnections() {
+	p.clients.Range(func(_, c any) bool {
+		c.(promClient).transport.CloseIdleConnections()
+		return true
+	})
 }
 
 // Fetch runs the poll's queries in parallel, each bounded by the Spec's

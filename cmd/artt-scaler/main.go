@@ -168,6 +168,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	if f.reuseRanges {
 		source.ReuseRanges(f.rangeSettle, f.idleTTL)
 	}
+	defer source.CloseIdleConnections()
 	srv := scaler.NewServer(scaler.Options{
 		Source:             source,
 		DefaultPrometheus:  f.prometheus,
