@@ -105,9 +105,14 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	// Network: least-request's spread sends each node a part in proportion
 	// to its capacity, from every caller alike.
 	spread := 0.0
-	for _, s := range supplies {
-		for i, g := range groups {
-			if d, ok := x.Delay(s.Node, g.Node); ok {
+	at := make([]traffic.Amount, len(groups))
+	for i, g := range groups {
+		at[i].Node = g.Node
+	}
+	delay := x.DelaysBetween(supplies, at)
+	for k, s := range supplies {
+		for i := range groups {
+			if d, ok := delay(k, i); ok {
 				spread += s.Value * groupCapacity[i] / capacity * d
 			}
 		}

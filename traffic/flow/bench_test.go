@@ -99,3 +99,35 @@ func BenchmarkTransship(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTransportAmounts solves one 100 × 100 transportation problem,
+// the same lanes and costs, with the random amounts HEART's measured group
+// shares give and with the equal amounts LATA's one-replica-per-node
+// problem has (an assignment problem): the difference is the simplex's
+// alone.
+func BenchmarkTransportAmounts(b *testing.B) {
+	const n = 100
+	supply, demand, delay := randomTransport(1, n, n)
+	lanes := make([]Lane, 0, n*n)
+	for u := range n {
+		for v := range n {
+			lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: delay(u, v)})
+		}
+	}
+	equal := make([]float64, n)
+	for i := range equal {
+		equal[i] = 1.0 / n
+	}
+	for _, c := range []struct {
+		name              string
+		supplies, demands []float64
+	}{{"unequal", supply, demand}, {"equal", equal, equal}} {
+		b.Run("amounts="+c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := Transport(c.supplies, c.demands, lanes); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -89,8 +89,9 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	if err != nil {
 		return Solution{}, err
 	}
-	for _, i := range slow[:removed] {
-		sol.RemovedLinks = append(sol.RemovedLinks, asLink(p, links[i]))
+	if removed > 0 {
+		// SlowLinks lists slow in order, so the removed ones are its first.
+		sol.RemovedLinks = sol.SlowLinks[:removed:removed]
 	}
 	return sol, nil
 }
@@ -174,6 +175,7 @@ func slowLinks(p Problem, links []link, sol *Solution) []int {
 		}
 		return cmp.Compare(a, b)
 	})
+	sol.SlowLinks = make([]traffic.Link, 0, len(slow))
 	for _, i := range slow {
 		sol.SlowLinks = append(sol.SlowLinks, asLink(p, links[i]))
 	}
