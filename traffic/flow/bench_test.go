@@ -46,24 +46,6 @@ func transportation(seed uint64, nu, nv int) (g *Network, s, t int) {
 	return g, s, t
 }
 
-// transportOnly is randomTransport with supplies on the nodes, as Transship
-// takes it.
-func transportOnly(seed uint64, nu, nv int) (*Network, []float64) {
-	supply, demand, delay := randomTransport(seed, nu, nv)
-	g := NewNetworkSized(nu+nv, nu*nv)
-	b := make([]float64, nu+nv)
-	copy(b, supply)
-	for v, x := range demand {
-		b[nu+v] = -x
-	}
-	for u := range nu {
-		for v := range nv {
-			g.AddArc(u, nu+v, Inf, delay(u, v))
-		}
-	}
-	return g, b
-}
-
 // BenchmarkMinCostFlow times the network simplex beside the successive
 // shortest paths solver it replaced, on one component's problem.
 func BenchmarkMinCostFlow(b *testing.B) {
@@ -82,21 +64,6 @@ func BenchmarkMinCostFlow(b *testing.B) {
 				}
 			})
 		}
-	}
-}
-
-// BenchmarkTransship times the simplex on the same problems with supplies
-// on the nodes: no source, no sink.
-func BenchmarkTransship(b *testing.B) {
-	for _, n := range []int{20, 100, 400} {
-		g, sup := transportOnly(1, n, n)
-		b.Run(fmt.Sprintf("nodes=%dx%d", n, n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := g.Transship(sup); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }
 

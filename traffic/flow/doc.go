@@ -1,9 +1,9 @@
 // Package flow holds the network-flow algorithms the traffic allocators
 // need: maximum flow (Dinic) to prove that a set of links can carry every
 // group's traffic, and minimum-cost flow (the primal network simplex,
-// simplex.go) to route it over the cheapest links, from a source to a sink
-// (MinCostFlow) or from supplies to demands (Transship, the form the
-// allocators' transportation problems take). Capacities, supplies and costs
+// simplex.go) to route it over the cheapest links, on a general network from
+// a source to a sink (MinCostFlow) or from supplies straight to demands
+// (Transport, the form the allocators' transportation problems take). Capacities, supplies and costs
 // are real numbers (fractions of traffic, milliseconds); amounts below
 // Epsilon count as zero.
 //

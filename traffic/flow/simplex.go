@@ -2,7 +2,6 @@ package flow
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"sync"
 )
@@ -41,36 +40,6 @@ func (g *Network) MinCostFlow(s, t int, amount float64) (float64, error) {
 	supplies := make([]float64, g.nodes)
 	supplies[s], supplies[t] = amount, -amount
 	return g.solveSimplex(supplies, amount)
-}
-
-// Transship routes each node's supply (positive) to the nodes' demands
-// (negative supplies) at the least total cost, the transportation problem
-// with arcs straight from supplies to demands; supplies must sum to 0.
-// It is MinCostFlow without the source and sink: for the same problem the
-// simplex then needs fewer pivots, since no capacitated arcs from a source
-// or to a sink block its cycles.
-func (g *Network) Transship(supplies []float64) (float64, error) {
-	if len(supplies) != g.nodes {
-		return 0, fmt.Errorf("%d supplies for %d nodes", len(supplies), g.nodes)
-	}
-	scale, sum := 0.0, 0.0
-	for _, b := range supplies {
-		if math.IsNaN(b) || math.IsInf(b, 0) {
-			return 0, fmt.Errorf("supply %v is not a finite number", b)
-		}
-		sum += b
-		scale += math.Abs(b)
-	}
-	if math.Abs(sum) > feasibilityTolerance*max(1, scale) {
-		return 0, fmt.Errorf("supplies sum to %v, not 0", sum)
-	}
-	for i := 0; i < len(g.arcs); i += 2 {
-		if g.arcs[i].cost < 0 {
-			return 0, ErrNegativeCost
-		}
-	}
-	g.Reset()
-	return g.solveSimplex(supplies, scale/2)
 }
 
 func (g *Network) solveSimplex(supplies []float64, amount float64) (float64, error) {
