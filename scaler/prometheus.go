@@ -37,9 +37,14 @@ func (e *BackendError) Unwrap() error { return e.Err }
 // QueryObserver is told how long each query took and whether it failed.
 type QueryObserver func(spec Spec, query QueryName, took time.Duration, err error)
 
+// PointsObserver is told, for each range query, how many points were
+// asked of Prometheus and how many were reused from the previous poll.
+type PointsObserver func(asked, reused int)
+
 // PrometheusSource reads Measurements from the Prometheus HTTP API.
 type PrometheusSource struct {
 	observe QueryObserver
+	points  PointsObserver
 	clients sync.Map    // address → promClient
 	ranges  *rangeCache // nil: every poll asks for whole ranges
 	// idleConns is how many idle connections to each Prometheus are kept
@@ -63,7 +68,16 @@ func NewPrometheusSource(observe QueryObserver) *PrometheusSource {
 	if observe == nil {
 		observe = func(Spec, QueryName, time.Duration, error) {}
 	}
-	return &PrometheusSource{observe: observe, idleConns: defaultIdleConns}
+	return &PrometheusSource{observe: observe, points: func(int, int) {}, idleConns: defaultIdleConns}
+}
+
+// ObservePoints sets the observer of range points asked and reused. Call
+// it before the first Fetch.
+func (p *PrometheusSource) ObservePoints(observe PointsObserver) *PrometheusSource {
+	if observe != nil {
+		p.points = observe
+	}
+	return p
 }
 
 // Compress asks Prometheus for gzip-compressed answers: for a Prometheus
@@ -183,6 +197,7 @@ func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, s
 			return nil, err
 		}
 	}
+	p.points(n-first, first)
 	if p.ranges != nil {
 		p.ranges.store(key, r.End, out, now)
 	}

@@ -66,7 +66,15 @@ func TestReusedRangesEqualWholeRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reusing := NewPrometheusSource(nil).ReuseRanges(3*time.Second, time.Minute)
+	var observedAsked, observedReused int // written by the two range queries' goroutines
+	var observedMu sync.Mutex
+	reusing := NewPrometheusSource(nil).ReuseRanges(3*time.Second, time.Minute).
+		ObservePoints(func(asked, reused int) {
+			observedMu.Lock()
+			defer observedMu.Unlock()
+			observedAsked += asked
+			observedReused += reused
+		})
 	n := spec.Points()
 	// Instants a few seconds in the past, so every sample they cover has
 	// been scraped and both sources read the same data.
@@ -116,6 +124,11 @@ func TestReusedRangesEqualWholeRanges(t *testing.T) {
 		if asked != wantAsked {
 			t.Errorf("poll %d at +%v asked for %d points, want %d", poll, offset, asked, wantAsked)
 		}
+		// The telemetry sees the same points, and every other point reused.
+		if observedAsked != asked || observedAsked+observedReused != 2*n {
+			t.Errorf("poll %d: observed %d points asked and %d reused; the proxy saw %d asked of %d", poll, observedAsked, observedReused, asked, 2*n)
+		}
+		observedAsked, observedReused = 0, 0
 		// The whole-range source's own query.
 		if counted.points-before-asked != 2*n {
 			t.Fatalf("the whole-range source asked for %d points, want %d", counted.points-before-asked, 2*n)

@@ -15,6 +15,7 @@ type Telemetry struct {
 	queryFailures *prometheus.CounterVec
 	scaledObjects prometheus.Gauge
 	rpcs          *prometheus.CounterVec
+	rangePoints   *prometheus.CounterVec
 }
 
 // evaluationParts are the gauges set after every round, with how to read
@@ -64,6 +65,10 @@ func NewTelemetry(reg prometheus.Registerer) *Telemetry {
 			Namespace: "artt_scaler", Name: "grpc_requests_total",
 			Help: "gRPC requests by method and status code.",
 		}, []string{"method", "code"}),
+		rangePoints: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "artt_scaler", Name: "range_points_total",
+			Help: "Points of range queries, asked of Prometheus or reused from the previous poll (--reuse-ranges).",
+		}, []string{"origin"}),
 	}
 	for _, p := range evaluationParts {
 		t.parts[p.name] = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -71,7 +76,7 @@ func NewTelemetry(reg prometheus.Registerer) *Telemetry {
 		}, []string{"namespace", "scaledobject"})
 		reg.MustRegister(t.parts[p.name])
 	}
-	reg.MustRegister(t.queryDuration, t.queryFailures, t.scaledObjects, t.rpcs)
+	reg.MustRegister(t.queryDuration, t.queryFailures, t.scaledObjects, t.rpcs, t.rangePoints)
 	return t
 }
 
@@ -101,4 +106,14 @@ func (t *Telemetry) forget(namespace, name string) {
 // query's latency and failures.
 func (t *Telemetry) QueryObserver() QueryObserver {
 	return t.recordQuery
+}
+
+// PointsObserver returns an observer for PrometheusSource that counts the
+// range points asked of Prometheus and those reused.
+func (t *Telemetry) PointsObserver() PointsObserver {
+	asked, reused := t.rangePoints.WithLabelValues("asked"), t.rangePoints.WithLabelValues("reused")
+	return func(a, r int) {
+		asked.Add(float64(a))
+		reused.Add(float64(r))
+	}
 }

@@ -164,7 +164,8 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tel := scaler.NewTelemetry(reg)
 
-	source := scaler.NewPrometheusSource(tel.QueryObserver()).KeepConnections(3 * f.maxConcurrentPolls).Compress(f.compress)
+	source := scaler.NewPrometheusSource(tel.QueryObserver()).ObservePoints(tel.PointsObserver()).
+		KeepConnections(3 * f.maxConcurrentPolls).Compress(f.compress)
 	if f.reuseRanges {
 		source.ReuseRanges(f.rangeSettle, f.idleTTL)
 	}
