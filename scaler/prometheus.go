@@ -185,10 +185,7 @@ func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, s
 	if p.ranges != nil {
 		out, first = p.ranges.known(key, r.End, now)
 	} else {
-		out = make([]float64, n)
-		for i := range out {
-			out[i] = math.NaN()
-		}
+		out = unknownPoints(n)
 	}
 	if first < n {
 		ask := r

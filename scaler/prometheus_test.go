@@ -3,9 +3,6 @@ package scaler
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -16,21 +13,14 @@ import (
 // default, gzip with Compress(true), and the same answer either way.
 func TestCompressionIsAskedOnlyWhenEnabled(t *testing.T) {
 	needProm(t)
-	target, err := url.Parse(prom.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var encodings []string
-	rp := httputil.NewSingleHostReverseProxy(target)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	address := promProxy(t, func(r *http.Request) {
 		mu.Lock()
 		encodings = append(encodings, r.Header.Get("Accept-Encoding"))
 		mu.Unlock()
-		rp.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	spec, err := ParseMetadata("shop", "so", webMetadata(map[string]string{"prometheusAddress": proxy.URL}), proxy.URL)
+	})
+	spec, err := ParseMetadata("shop", "so", webMetadata(map[string]string{"prometheusAddress": address}), address)
 	if err != nil {
 		t.Fatal(err)
 	}

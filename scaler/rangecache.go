@@ -46,10 +46,7 @@ func newRangeCache(settle, idle time.Duration) *rangeCache {
 // previous answer already settled (NaN elsewhere), and the index of the
 // first point to ask for: n when nothing is new, 0 when nothing is known.
 func (c *rangeCache) known(k rangeKey, end time.Time, now time.Time) (values []float64, first int) {
-	values = make([]float64, k.points)
-	for i := range values {
-		values[i] = math.NaN()
-	}
+	values = unknownPoints(k.points)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sweep(now)
@@ -75,6 +72,15 @@ func (c *rangeCache) known(k rangeKey, end time.Time, now time.Time) (values []f
 		first = i + 1
 	}
 	return values, first
+}
+
+// unknownPoints is n points not yet read: NaN, as Prometheus leaves a gap.
+func unknownPoints(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	return out
 }
 
 // store records a complete answer.

@@ -24,6 +24,32 @@ type pointCounter struct {
 }
 
 func (c *pointCounter) proxy(t *testing.T) string {
+	return promProxy(t, func(r *http.Request) {
+		if r.URL.Path != "/api/v1/query_range" {
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return
+		}
+		for k, v := range r.URL.Query() {
+			form[k] = v
+		}
+		start, _ := strconv.ParseFloat(form.Get("start"), 64)
+		end, _ := strconv.ParseFloat(form.Get("end"), 64)
+		step, _ := strconv.ParseFloat(form.Get("step"), 64)
+		c.mu.Lock()
+		c.ranges++
+		c.points += int(math.Round((end-start)/step)) + 1
+		c.mu.Unlock()
+	})
+}
+
+// promProxy serves the test Prometheus through a proxy that shows each
+// request to see first, and returns the proxy's URL.
+func promProxy(t *testing.T, see func(*http.Request)) string {
 	t.Helper()
 	target, err := url.Parse(prom.URL)
 	if err != nil {
@@ -31,22 +57,7 @@ func (c *pointCounter) proxy(t *testing.T) string {
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/v1/query_range" {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if form, err := url.ParseQuery(string(body)); err == nil {
-				for k, v := range r.URL.Query() {
-					form[k] = v
-				}
-				start, _ := strconv.ParseFloat(form.Get("start"), 64)
-				end, _ := strconv.ParseFloat(form.Get("end"), 64)
-				step, _ := strconv.ParseFloat(form.Get("step"), 64)
-				c.mu.Lock()
-				c.ranges++
-				c.points += int(math.Round((end-start)/step)) + 1
-				c.mu.Unlock()
-			}
-		}
+		see(r)
 		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
