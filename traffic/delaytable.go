@@ -30,8 +30,15 @@ func newDelayTable(nodes []Node, delays []Delay) (delayTable, error) {
 	} else {
 		t.sparse = make(map[uint64]float64, len(delays))
 	}
+	// Measurements come grouped by the probing node, so the last source's
+	// number is kept rather than hashed again: a fleet has one per pair.
+	lastFrom, lastID, lastOK := "", int32(0), false
 	for i, d := range delays {
-		from, okFrom := t.ids[d.From]
+		if d.From != lastFrom || i == 0 {
+			lastFrom = d.From
+			lastID, lastOK = t.ids[d.From]
+		}
+		from, okFrom := lastID, lastOK
 		to, okTo := t.ids[d.To]
 		switch {
 		case !okFrom:
@@ -51,6 +58,32 @@ func newDelayTable(nodes []Node, delays []Delay) (delayTable, error) {
 }
 
 func pairKey(from, to int32) uint64 { return uint64(uint32(from))<<32 | uint64(uint32(to)) }
+
+// row writes the delays from one node to each of tos, NaN where lookup
+// reports none.
+func (t delayTable) row(dst []float64, from int32, tos []int32) {
+	if t.dense == nil || from < 0 {
+		for j, to := range tos {
+			if d, ok := t.lookup(from, to); ok {
+				dst[j] = d
+			} else {
+				dst[j] = math.NaN()
+			}
+		}
+		return
+	}
+	measured := t.dense[int(from)*t.n : int(from+1)*t.n]
+	for j, to := range tos {
+		switch {
+		case to < 0:
+			dst[j] = math.NaN()
+		case to == from && math.IsNaN(measured[to]):
+			dst[j] = 0
+		default:
+			dst[j] = measured[to]
+		}
+	}
+}
 
 // id is a node's number, or −1 for a node the snapshot does not list.
 func (t delayTable) id(name string) int32 {

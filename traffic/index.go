@@ -153,6 +153,26 @@ func (x *Index) DelaysBetween(from, to []Amount) func(i, j int) (float64, bool) 
 	return func(i, j int) (float64, bool) { return x.delays.lookup(fromIDs[i], toIDs[j]) }
 }
 
+// DelayMatrix writes the delay from from[i] to to[j] at dst[i×len(to)+j],
+// NaN where unmeasured, as DelaysBetween reports them, reusing dst's array
+// when it is large enough. It is DelaysBetween for every pair at once,
+// a row of the dense table at a time, without a call per pair.
+func (x *Index) DelayMatrix(dst []float64, from, to []Amount) []float64 {
+	n := len(from) * len(to)
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
+	toIDs := make([]int32, len(to))
+	for j, a := range to {
+		toIDs[j] = x.delays.id(a.Node)
+	}
+	for i, a := range from {
+		x.delays.row(dst[i*len(to):(i+1)*len(to)], x.delays.id(a.Node), toIDs)
+	}
+	return dst
+}
+
 // Downstreams returns the components that are called by another, sorted.
 func (x *Index) Downstreams() []string {
 	var out []string

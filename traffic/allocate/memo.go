@@ -1,7 +1,7 @@
 package allocate
 
 import (
-	"math"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -37,18 +37,13 @@ func newSolutionMemo() *solutionMemo {
 }
 
 // solve returns NTAM's solution for the component's problem, from memory
-// when the problem is the one last solved.
+// when the problem is the one last solved. The problem must carry its
+// Delays, which the memo keeps: the caller must not change them after.
 func (m *solutionMemo) solve(component string, cfg ntam.Config, p ntam.Problem) (ntam.Solution, error) {
-	delays := make([]float64, 0, len(p.Supplies)*len(p.Demands))
-	for i := range p.Supplies {
-		for j := range p.Demands {
-			d, ok := p.Delay(i, j)
-			if !ok {
-				d = math.NaN()
-			}
-			delays = append(delays, d)
-		}
+	if p.Delays == nil {
+		return ntam.Solution{}, fmt.Errorf("component %s: the memo compares problems by their Delays, and this one has none", component)
 	}
+	delays := p.Delays
 	m.mu.Lock()
 	e, ok := m.last[component]
 	if ok && e.cfg == cfg && slices.Equal(e.supplies, p.Supplies) && slices.Equal(e.demands, p.Demands) && sameDelays(e.delays, delays) {
@@ -58,12 +53,6 @@ func (m *solutionMemo) solve(component string, cfg ntam.Config, p ntam.Problem) 
 	}
 	m.solved++
 	m.mu.Unlock()
-	// NTAM reads the delays just gathered rather than looking each up again.
-	nv := len(p.Demands)
-	p.Delay = func(i, j int) (float64, bool) {
-		d := delays[i*nv+j]
-		return d, d == d
-	}
 	sol, err := ntam.Solve(cfg, p)
 	if err != nil {
 		return ntam.Solution{}, err
@@ -98,7 +87,9 @@ func sameDelays(a, b []float64) bool {
 	return true
 }
 
-// cloneSolution copies the slices a caller could modify.
+// cloneSolution copies the slices a caller could modify. The link lists
+// are shared: nothing writes into them, and at their full capacity an
+// append copies them (a fleet's component lists a thousand slow links).
 func cloneSolution(s ntam.Solution) ntam.Solution {
 	out := s
 	out.Sources = make([]traffic.Source, len(s.Sources))
@@ -106,8 +97,8 @@ func cloneSolution(s ntam.Solution) ntam.Solution {
 		out.Sources[i] = src
 		out.Sources[i].To = slices.Clone(src.To)
 	}
-	out.SlowLinks = slices.Clone(s.SlowLinks)
-	out.RemovedLinks = slices.Clone(s.RemovedLinks)
+	out.SlowLinks = s.SlowLinks[:len(s.SlowLinks):len(s.SlowLinks)]
+	out.RemovedLinks = s.RemovedLinks[:len(s.RemovedLinks):len(s.RemovedLinks)]
 	out.Notes = slices.Clone(s.Notes)
 	return out
 }

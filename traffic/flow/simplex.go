@@ -101,6 +101,15 @@ type simplex struct {
 	// balance is Transport's supplies and demands as one array.
 	balance []float64
 
+	// priced is how many real arcs, from the first, pricing scans: all
+	// of them, except while Transport solves on its core lanes first.
+	priced int
+	// laneOf is Transport's lane for each real arc, core lanes first;
+	// cheapest and inCore are its scratch for choosing them (core.go).
+	laneOf   []int32
+	cheapest []int32
+	inCore   []bool
+
 	costEps  float64
 	block    int
 	nextScan int
@@ -131,7 +140,7 @@ func (ns *simplex) release() { workspaces.Put(ns) }
 // size makes room for n nodes and m real arcs (plus one artificial arc per
 // node), reusing the arrays when they are large enough.
 func (ns *simplex) size(n, m int) {
-	ns.n, ns.m = n, m
+	ns.n, ns.m, ns.priced = n, m, m
 	ns.src, ns.dst = resize(ns.src, m+n), resize(ns.dst, m+n)
 	ns.capacity, ns.cost, ns.flow = resize(ns.capacity, m+n), resize(ns.cost, m+n), resize(ns.flow, m+n)
 	ns.state = resize(ns.state, m+n)
@@ -208,7 +217,7 @@ func (ns *simplex) infeasible(amount float64) bool {
 // solve pivots until no arc's entry lowers the cost, pricing every real
 // arc (artificial arcs never re-enter).
 func (ns *simplex) solve() {
-	ns.block = max(10, int(math.Sqrt(float64(ns.m))))
+	ns.block = max(10, int(math.Sqrt(float64(ns.priced))))
 	for {
 		in := ns.entering()
 		if in < 0 {
@@ -229,7 +238,7 @@ func (ns *simplex) solve() {
 // there, the simplex needs a few pivots per node instead of a few dozen, and
 // each crash pivot is cheap: its cycle runs through the root and two nodes.
 func (ns *simplex) crash(supplies []float64) {
-	n, m := ns.n, ns.m
+	n, m := ns.n, ns.priced
 	scale := 0.0
 	for _, b := range supplies {
 		scale += math.Abs(b)
@@ -275,12 +284,12 @@ func (ns *simplex) crash(supplies []float64) {
 	}
 }
 
-// entering scans the real arcs block by block from where the last scan
+// entering scans the priced arcs block by block from where the last scan
 // stopped and returns the most violating arc of the first block that has
 // one, or −1 when none can enter.
 func (ns *simplex) entering() int {
 	best, bestArc, count := -ns.costEps, -1, ns.block
-	m := ns.m
+	m := ns.priced
 	for k := range m {
 		e := ns.nextScan + k
 		if e >= m {

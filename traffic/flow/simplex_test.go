@@ -150,66 +150,180 @@ func TestSimplexMatchesSuccessiveShortestPaths(t *testing.T) {
 func TestTransportMatchesMinCostFlow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	infeasible := 0
-	defer func() {
-		if infeasible > 100 {
-			t.Errorf("%d of 300 instances infeasible: too few costs compared", infeasible)
-		}
-	}()
 	for trial := range 300 {
 		nu, nv := 1+rng.IntN(12), 1+rng.IntN(12)
 		supply, demand := randomSimplex(rng, nu), randomSimplex(rng, nv)
-		st := NewNetwork(nu + nv + 2)
-		s, tt := nu+nv, nu+nv+1
-		for u, x := range supply {
-			st.AddArc(s, u, x, 0)
-		}
-		for v, x := range demand {
-			st.AddArc(nu+v, tt, x, 0)
-		}
 		var lanes []Lane
 		for u := range nu {
 			for v := range nv {
 				if rng.IntN(4) > 0 || u == 0 || v == 0 {
-					c := math.Round(rng.Float64()*5000) / 100
-					st.AddArc(u, nu+v, Inf, c)
-					lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: c})
+					lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: math.Round(rng.Float64()*5000) / 100})
 				}
 			}
 		}
-		flows, got, err := Transport(supply, demand, lanes)
-		want, oracleErr := st.minCostFlowSSP(s, tt, 1)
-		if errors.Is(oracleErr, ErrInfeasible) {
+		if checkTransport(t, fmt.Sprintf("trial %d", trial), supply, demand, lanes) {
 			infeasible++
-			if !errors.Is(err, ErrInfeasible) {
-				t.Fatalf("trial %d: Transport %v, %v; the oracle finds it infeasible", trial, got, err)
-			}
-			continue
-		}
-		if err != nil || oracleErr != nil {
-			t.Fatalf("trial %d: Transport %v, oracle %v", trial, err, oracleErr)
-		}
-		if math.Abs(got-want) > 1e-9 {
-			t.Fatalf("trial %d: Transport %v, min-cost flow %v", trial, got, want)
-		}
-		sent, received := make([]float64, nu), make([]float64, nv)
-		for k, l := range lanes {
-			if flows[k] < 0 {
-				t.Fatalf("trial %d: lane %d carries %v", trial, k, flows[k])
-			}
-			sent[l.From] += flows[k]
-			received[l.To] += flows[k]
-		}
-		for u := range nu {
-			if math.Abs(sent[u]-supply[u]) > 1e-9 {
-				t.Fatalf("trial %d: Transport sends %v from supply %d of %v", trial, sent[u], u, supply[u])
-			}
-		}
-		for v := range nv {
-			if math.Abs(received[v]-demand[v]) > 1e-9 {
-				t.Fatalf("trial %d: Transport delivers %v to demand %d of %v", trial, received[v], v, demand[v])
-			}
 		}
 	}
+	if infeasible > 100 {
+		t.Errorf("%d of 300 instances infeasible: too few costs compared", infeasible)
+	}
+}
+
+// TestTransportCoreMatchesEveryLane solves instances large enough that
+// Transport prices only each end's cheapest lanes at first (core.go), with
+// costs that tie, skewed amounts and zero supplies, against the oracle. Pricing
+// the lanes outside the core is what makes these optimal: without it most
+// of them come out dearer.
+func TestTransportCoreMatchesEveryLane(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	infeasible, restricted := 0, 0
+	for trial := range 60 {
+		nu, nv := 10+rng.IntN(40), 10+rng.IntN(40)
+		// Skewed amounts: a few ends hold most of the traffic and need
+		// more than their own cheapest lanes.
+		supply, demand := make([]float64, nu), make([]float64, nv)
+		for u := range supply {
+			supply[u] = math.Pow(rng.Float64(), 6)
+		}
+		for v := range demand {
+			demand[v] = math.Pow(rng.Float64(), 6)
+		}
+		for range rng.IntN(4) {
+			supply[rng.IntN(nu)] = 0
+		}
+		normalise(supply)
+		normalise(demand)
+		density := 3 + rng.IntN(8) // a lane is missing with chance 1/density
+		var lanes []Lane
+		for u := range nu {
+			for v := range nv {
+				if rng.IntN(density) > 0 {
+					lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: float64(rng.IntN(40)) / 4})
+				}
+			}
+		}
+		ns := new(simplex)
+		ns.size(nu+nv, len(lanes))
+		ns.loadLanes(nu, lanes)
+		if ns.priced < len(lanes) {
+			restricted++
+		}
+		if checkTransport(t, fmt.Sprintf("trial %d (%d × %d)", trial, nu, nv), supply, demand, lanes) {
+			infeasible++
+		}
+	}
+	if restricted < 50 || infeasible > 20 {
+		t.Errorf("%d of 60 instances priced a restricted core first and %d were infeasible: the generator no longer tests the core", restricted, infeasible)
+	}
+}
+
+func normalise(x []float64) {
+	sum := 0.0
+	for _, v := range x {
+		sum += v
+	}
+	for i := range x {
+		x[i] /= sum
+	}
+}
+
+// checkTransport solves one instance with Transport and with the
+// successive-shortest-paths oracle through a source and a sink, fails the
+// test on a different cost or an invalid flow, and reports whether the
+// instance is infeasible.
+func checkTransport(t *testing.T, name string, supply, demand []float64, lanes []Lane) (infeasible bool) {
+	t.Helper()
+	nu, nv := len(supply), len(demand)
+	st := NewNetwork(nu + nv + 2)
+	s, tt := nu+nv, nu+nv+1
+	for u, x := range supply {
+		st.AddArc(s, u, x, 0)
+	}
+	for v, x := range demand {
+		st.AddArc(nu+v, tt, x, 0)
+	}
+	for _, l := range lanes {
+		st.AddArc(int(l.From), nu+int(l.To), Inf, l.Cost)
+	}
+	flows, got, err := Transport(supply, demand, lanes)
+	want, oracleErr := st.minCostFlowSSP(s, tt, 1)
+	if errors.Is(oracleErr, ErrInfeasible) {
+		if !errors.Is(err, ErrInfeasible) {
+			t.Fatalf("%s: Transport %v, %v; the oracle finds it infeasible", name, got, err)
+		}
+		return true
+	}
+	if err != nil || oracleErr != nil {
+		t.Fatalf("%s: Transport %v, oracle %v", name, err, oracleErr)
+	}
+	if math.Abs(got-want) > 1e-9 {
+		t.Fatalf("%s: Transport %v, min-cost flow %v", name, got, want)
+	}
+	sent, received := make([]float64, nu), make([]float64, nv)
+	for k, l := range lanes {
+		if flows[k] < 0 {
+			t.Fatalf("%s: lane %d carries %v", name, k, flows[k])
+		}
+		sent[l.From] += flows[k]
+		received[l.To] += flows[k]
+	}
+	for u := range nu {
+		if math.Abs(sent[u]-supply[u]) > 1e-9 {
+			t.Fatalf("%s: Transport sends %v from supply %d of %v", name, sent[u], u, supply[u])
+		}
+	}
+	for v := range nv {
+		if math.Abs(received[v]-demand[v]) > 1e-9 {
+			t.Fatalf("%s: Transport delivers %v to demand %d of %v", name, received[v], v, demand[v])
+		}
+	}
+	return false
+}
+
+// FuzzTransport decodes a transportation problem from the fuzzer's bytes,
+// up to 20 supplies by 20 demands so that the core restriction is in play,
+// and checks Transport against the oracle.
+func FuzzTransport(f *testing.F) {
+	f.Add([]byte{19, 19, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25})
+	f.Add([]byte{3, 2, 0, 9, 4, 1, 1, 0, 5, 10, 15})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 3 {
+			return
+		}
+		nu, nv := 1+int(data[0])%20, 1+int(data[1])%20
+		body := data[2:]
+		at := func(i int) int { return int(body[i%len(body)]) }
+		supply, demand := make([]float64, nu), make([]float64, nv)
+		for u := range supply {
+			supply[u] = float64(at(u) % 7)
+		}
+		for v := range demand {
+			demand[v] = float64(at(nu+v) % 7)
+		}
+		if total(supply) == 0 || total(demand) == 0 {
+			return
+		}
+		normalise(supply)
+		normalise(demand)
+		var lanes []Lane
+		for u := range nu {
+			for v := range nv {
+				if b := at(nu + nv + u*nv + v); b%5 != 0 {
+					lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: float64(b) / 7})
+				}
+			}
+		}
+		checkTransport(t, fmt.Sprintf("%d × %d, %d lanes", nu, nv, len(lanes)), supply, demand, lanes)
+	})
+}
+
+func total(x []float64) float64 {
+	sum := 0.0
+	for _, v := range x {
+		sum += v
+	}
+	return sum
 }
 
 func TestTransportRefusesBadInput(t *testing.T) {

@@ -22,38 +22,52 @@ type Lane struct {
 // sum to the same total; costs must be non-negative; ErrInfeasible means the
 // lanes cannot carry every supply.
 func Transport(supplies, demands []float64, lanes []Lane) (flows []float64, cost float64, err error) {
+	flows = make([]float64, len(lanes))
+	cost, err = TransportInto(flows, supplies, demands, lanes)
+	if err != nil {
+		return nil, 0, err
+	}
+	return flows, cost, nil
+}
+
+// TransportInto is Transport writing the flows into flows, which must have
+// one element per lane; a caller solving many problems reuses one array.
+// On an error flows holds nothing meaningful.
+func TransportInto(flows, supplies, demands []float64, lanes []Lane) (cost float64, err error) {
+	if len(flows) != len(lanes) {
+		return 0, fmt.Errorf("%d flows for %d lanes", len(flows), len(lanes))
+	}
 	nu, nv := len(supplies), len(demands)
 	scale, sum := 0.0, 0.0
 	for i, b := range supplies {
 		if !(b >= 0) || math.IsInf(b, 1) {
-			return nil, 0, fmt.Errorf("supply %d is %v, not a finite number ≥ 0", i, b)
+			return 0, fmt.Errorf("supply %d is %v, not a finite number ≥ 0", i, b)
 		}
 		sum += b
 		scale += b
 	}
 	for j, d := range demands {
 		if !(d >= 0) || math.IsInf(d, 1) {
-			return nil, 0, fmt.Errorf("demand %d is %v, not a finite number ≥ 0", j, d)
+			return 0, fmt.Errorf("demand %d is %v, not a finite number ≥ 0", j, d)
 		}
 		sum -= d
 		scale += d
 	}
 	if math.Abs(sum) > feasibilityTolerance*max(1, scale) {
-		return nil, 0, fmt.Errorf("supplies and demands differ by %v", sum)
+		return 0, fmt.Errorf("supplies and demands differ by %v", sum)
 	}
 	ns := workspaces.Get().(*simplex)
 	defer ns.release()
 	ns.size(nu+nv, len(lanes))
 	for k, l := range lanes {
 		if l.From < 0 || int(l.From) >= nu || l.To < 0 || int(l.To) >= nv {
-			return nil, 0, fmt.Errorf("lane %d runs %d → %d, outside %d supplies and %d demands", k, l.From, l.To, nu, nv)
+			return 0, fmt.Errorf("lane %d runs %d → %d, outside %d supplies and %d demands", k, l.From, l.To, nu, nv)
 		}
 		if !(l.Cost >= 0) || math.IsInf(l.Cost, 1) {
-			return nil, 0, fmt.Errorf("lane %d costs %v: %w", k, l.Cost, ErrNegativeCost)
+			return 0, fmt.Errorf("lane %d costs %v: %w", k, l.Cost, ErrNegativeCost)
 		}
-		ns.src[k], ns.dst[k] = l.From, int32(nu)+l.To
-		ns.capacity[k], ns.cost[k] = math.Inf(1), l.Cost
 	}
+	ns.loadLanes(nu, lanes)
 	balance := append(ns.balance[:0], supplies...)
 	for _, d := range demands {
 		balance = append(balance, -d)
@@ -62,13 +76,17 @@ func Transport(supplies, demands []float64, lanes []Lane) (flows []float64, cost
 	ns.start(balance)
 	ns.crash(balance)
 	ns.solve()
-	if ns.infeasible(scale / 2) {
-		return nil, 0, ErrInfeasible
+	for ns.priceRest() {
+		ns.solve()
 	}
-	flows = make([]float64, len(lanes))
+	if ns.infeasible(scale / 2) {
+		return 0, ErrInfeasible
+	}
+	for k := range lanes {
+		flows[ns.laneOf[k]] = max(ns.flow[k], 0)
+	}
 	for k, l := range lanes {
-		flows[k] = max(ns.flow[k], 0)
 		cost += flows[k] * l.Cost
 	}
-	return flows, cost, nil
+	return cost, nil
 }

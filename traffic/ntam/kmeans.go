@@ -18,12 +18,32 @@ import (
 // cost on a large component, so large inputs go through bucketedTwoMeans,
 // which sorts only the few value ranges where the optimum can lie.
 func splitTwoMeans(values []float64) (cut float64, ok bool) {
+	return new(twoMeansScratch).split(values)
+}
+
+// twoMeansScratch keeps bucketedTwoMeans' buckets for the next split: the
+// filter splits a component's links every cycle.
+type twoMeansScratch struct {
+	buckets []bucket
+	inner   []bool
+}
+
+// split is splitTwoMeans reusing the scratch's arrays.
+func (ws *twoMeansScratch) split(values []float64) (cut float64, ok bool) {
 	if len(values) > bucketedAbove {
-		if cut, ok, done := bucketedTwoMeans(values); done {
+		if cut, ok, done := ws.bucketedTwoMeans(values); done {
 			return cut, ok
 		}
 	}
 	return sortedTwoMeans(values)
+}
+
+// bucket is one value range of bucketedTwoMeans.
+type bucket struct {
+	count           int
+	sum, sumSq      float64
+	lowest, highest float64
+	values          []float64
 }
 
 // bucketedAbove is the input size from which bucketing pays for itself.
@@ -79,7 +99,7 @@ func sse(sum, sumSq, count float64) float64 {
 // Candidates are visited in sorted order and ties go to the earliest, as in
 // sortedTwoMeans. done is false when the values cannot be bucketed (a
 // non-finite value), and the caller sorts.
-func bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
+func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
 	n := len(values)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range values {
@@ -91,18 +111,15 @@ func bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
 	if lo == hi {
 		return 0, false, true
 	}
-	type bucket struct {
-		count           int
-		sum, sumSq      float64
-		lowest, highest float64
-		values          []float64
-	}
 	nb := n / 8
-	buckets := make([]bucket, nb)
+	if cap(ws.buckets) < nb {
+		ws.buckets = make([]bucket, nb)
+	}
+	buckets := ws.buckets[:nb]
 	width := (hi - lo) / float64(nb)
 	index := func(x float64) int { return min(int((x-lo)/width), nb-1) }
 	for i := range buckets {
-		buckets[i].lowest, buckets[i].highest = math.Inf(1), math.Inf(-1)
+		buckets[i] = bucket{lowest: math.Inf(1), highest: math.Inf(-1), values: buckets[i].values[:0]}
 	}
 	for _, x := range values {
 		b := &buckets[index(x)]
@@ -127,7 +144,11 @@ func bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
 	}
 	// Which buckets may hold the split: mark them, then gather their values.
 	slack := 1e-12 * max(math.Abs(lo), math.Abs(hi), 1)
-	inner := make([]bool, nb)
+	if cap(ws.inner) < nb {
+		ws.inner = make([]bool, nb)
+	}
+	inner := ws.inner[:nb]
+	clear(inner)
 	var before, beforeSum float64
 	for i, b := range buckets {
 		if b.count >= 2 && b.lowest < b.highest {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/flow"
@@ -29,6 +30,10 @@ type Problem struct {
 	// Delay returns the measured delay from Supplies[i]'s node to
 	// Demands[j]'s, and false when that link is unmeasured.
 	Delay func(i, j int) (float64, bool)
+	// Delays, when not nil, holds the same for every link at once and
+	// Delay is not called: Delays[i×len(Demands)+j], NaN where unmeasured
+	// (traffic.Index.DelayMatrix writes it).
+	Delays []float64
 }
 
 // Solution is the routing for one downstream component.
@@ -62,29 +67,37 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	if err := checkAmounts("demands", p.Demands); err != nil {
 		return Solution{}, err
 	}
+	if p.Delays != nil && len(p.Delays) != len(p.Supplies)*len(p.Demands) {
+		return Solution{}, &traffic.FieldError{Field: "delays", Value: len(p.Delays), Reason: fmt.Sprintf("must hold %d × %d links", len(p.Supplies), len(p.Demands))}
+	}
+	if p.Delays == nil && p.Delay == nil {
+		return Solution{}, &traffic.FieldError{Field: "delay", Value: "nil", Reason: "a problem needs Delay or Delays"}
+	}
+	ws := scratches.Get().(*scratch)
+	defer scratches.Put(ws)
 	var sol Solution
-	links := buildLinks(p, &sol)
+	links := ws.buildLinks(p, &sol)
 	if cfg.DisableFilter {
-		if err := route(p, links, nil, &sol); err != nil {
+		if err := ws.route(p, links, nil, &sol); err != nil {
 			return Solution{}, err
 		}
 		return sol, nil
 	}
 
-	slow := slowLinks(p, links, &sol)
+	slow := ws.slowLinks(p, links, &sol)
 	// Removing links can only lower the maximum flow, so when the traffic
 	// can be routed without every slow link, both of HEART's rules (all
 	// together when few, one at a time otherwise) remove them all, and that
 	// routing is the answer. Infeasibility is rare, and only then does the
 	// filter run its max-flow checks.
 	removed := len(slow)
-	err := route(p, links, dropMask(len(links), slow), &sol)
+	err := ws.route(p, links, ws.dropMask(len(links), slow), &sol)
 	if errors.Is(err, flow.ErrInfeasible) {
 		removed = largestRemovable(p, links, slow)
 		if removed < len(slow) {
 			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-removed))
 		}
-		err = route(p, links, dropMask(len(links), slow[:removed]), &sol)
+		err = ws.route(p, links, ws.dropMask(len(links), slow[:removed]), &sol)
 	}
 	if err != nil {
 		return Solution{}, err
@@ -94,6 +107,32 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 		sol.RemovedLinks = sol.SlowLinks[:removed:removed]
 	}
 	return sol, nil
+}
+
+// scratch holds one solve's working arrays for the next: a fleet's cycle
+// solves a problem of ten thousand links per component, and allocating
+// them afresh each time made the garbage collector a fifth of the cycle.
+// Nothing in a Solution points into it.
+type scratch struct {
+	links    []link
+	delays   []float64
+	slow     []int
+	dropped  []bool
+	lanes    []flow.Lane
+	amounts  []float64
+	flows    []float64
+	twoMeans twoMeansScratch
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// grow returns s with length n, reusing its array when it can; the
+// elements are left as they were.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 func checkAmounts(field string, as []traffic.Amount) error {
@@ -117,12 +156,24 @@ func checkAmounts(field string, as []traffic.Amount) error {
 // link costs 0; an unmeasured inter-node link costs the largest measured inter-node delay, so it is used
 // only when nothing better is left (with no measurement at all, inter-node
 // links cost 1 ms and local ones 0).
-func buildLinks(p Problem, sol *Solution) []link {
-	links := make([]link, 0, len(p.Supplies)*len(p.Demands))
+func (ws *scratch) buildLinks(p Problem, sol *Solution) []link {
+	links := ws.links[:0]
 	worst, anyKnown, estimated := 0.0, false, 0
+	nv := len(p.Demands)
 	for i, s := range p.Supplies {
+		var row []float64
+		if p.Delays != nil {
+			row = p.Delays[i*nv : (i+1)*nv]
+		}
 		for j, d := range p.Demands {
-			ms, ok := p.Delay(i, j)
+			var ms float64
+			var ok bool
+			if row != nil {
+				ms = row[j]
+				ok = !math.IsNaN(ms)
+			} else {
+				ms, ok = p.Delay(i, j)
+			}
 			if !ok && s.Node == d.Node {
 				ms, ok = 0, true // same node: no network hop
 			}
@@ -138,6 +189,7 @@ func buildLinks(p Problem, sol *Solution) []link {
 	if !anyKnown {
 		worst = 1
 	}
+	ws.links = links
 	if estimated > 0 {
 		for k := range links {
 			if links[k].estimated {
@@ -152,23 +204,25 @@ func buildLinks(p Problem, sol *Solution) []link {
 // slowLinks classifies the inter-node links by two-means on their delays
 // and returns the slow cluster's indexes into links, slowest first (ties in
 // link order), recording them in the solution.
-func slowLinks(p Problem, links []link, sol *Solution) []int {
-	interDelays := make([]float64, 0, len(links))
+func (ws *scratch) slowLinks(p Problem, links []link, sol *Solution) []int {
+	interDelays := ws.delays[:0]
 	for _, l := range links {
 		if !l.local {
 			interDelays = append(interDelays, l.delay)
 		}
 	}
-	cut, ok := splitTwoMeans(interDelays)
+	ws.delays = interDelays
+	cut, ok := ws.twoMeans.split(interDelays)
 	if !ok {
 		return nil
 	}
-	var slow []int
+	slow := ws.slow[:0]
 	for i, l := range links {
 		if !l.local && l.delay >= cut {
 			slow = append(slow, i)
 		}
 	}
+	ws.slow = slow
 	slices.SortFunc(slow, func(a, b int) int {
 		if c := cmp.Compare(links[b].delay, links[a].delay); c != 0 {
 			return c
@@ -183,11 +237,13 @@ func slowLinks(p Problem, links []link, sol *Solution) []int {
 }
 
 // dropMask marks the n links indexed by drop; nil when none is.
-func dropMask(n int, drop []int) []bool {
+func (ws *scratch) dropMask(n int, drop []int) []bool {
 	if len(drop) == 0 {
 		return nil
 	}
-	dropped := make([]bool, n)
+	dropped := grow(ws.dropped, n)
+	clear(dropped)
+	ws.dropped = dropped
 	for _, i := range drop {
 		dropped[i] = true
 	}
@@ -279,14 +335,16 @@ func total(as []traffic.Amount) float64 {
 // be nil) and turns it into per-source fractions. It is a transportation
 // problem (supplies straight to demands); demands are scaled to the
 // supplies' total, which checkAmounts has held to 1 within rounding.
-func route(p Problem, links []link, dropped []bool, sol *Solution) error {
-	lanes := make([]flow.Lane, 0, len(links))
+func (ws *scratch) route(p Problem, links []link, dropped []bool, sol *Solution) error {
+	lanes := ws.lanes[:0]
 	for k, l := range links {
 		if dropped == nil || !dropped[k] {
 			lanes = append(lanes, flow.Lane{From: l.u, To: l.v, Cost: l.delay})
 		}
 	}
-	supplies, demands := make([]float64, len(p.Supplies)), make([]float64, len(p.Demands))
+	ws.lanes = lanes
+	ws.amounts = grow(ws.amounts, len(p.Supplies)+len(p.Demands))
+	supplies, demands := ws.amounts[:len(p.Supplies)], ws.amounts[len(p.Supplies):]
 	scale := total(p.Supplies) / total(p.Demands)
 	for i, a := range p.Supplies {
 		supplies[i] = a.Value
@@ -294,7 +352,9 @@ func route(p Problem, links []link, dropped []bool, sol *Solution) error {
 	for j, a := range p.Demands {
 		demands[j] = a.Value * scale
 	}
-	flows, cost, err := flow.Transport(supplies, demands, lanes)
+	ws.flows = grow(ws.flows, len(lanes))
+	flows := ws.flows
+	cost, err := flow.TransportInto(flows, supplies, demands, lanes)
 	if errors.Is(err, flow.ErrInfeasible) {
 		return fmt.Errorf("route: %w", err)
 	}
