@@ -30,16 +30,24 @@ func newDelayTable(nodes []Node, delays []Delay) (delayTable, error) {
 	} else {
 		t.sparse = make(map[uint64]float64, len(delays))
 	}
-	// Measurements come grouped by the probing node, so the last source's
-	// number is kept rather than hashed again: a fleet has one per pair.
-	lastFrom, lastID, lastOK := "", int32(0), false
+	// Measurements come grouped by the probing node and, within, in the
+	// nodes' order (the controller's snapshot lists both by name), so the
+	// last source's number is kept and the next node is tried as the
+	// target before hashing: a fleet has one measurement per pair.
+	lastFrom, fromID, fromOK, toID := "", int32(0), false, int32(-1)
 	for i, d := range delays {
 		if d.From != lastFrom || i == 0 {
 			lastFrom = d.From
-			lastID, lastOK = t.ids[d.From]
+			fromID, fromOK = t.ids[d.From]
 		}
-		from, okFrom := lastID, lastOK
-		to, okTo := t.ids[d.To]
+		from, okFrom := fromID, fromOK
+		to, okTo := toID+1, true
+		if int(to) >= len(nodes) || nodes[to].Name != d.To {
+			to, okTo = t.ids[d.To]
+		}
+		if okTo {
+			toID = to
+		}
 		switch {
 		case !okFrom:
 			return delayTable{}, &FieldError{Field: fmt.Sprintf("delays[%d].from", i), Value: d.From, Reason: "unknown node"}

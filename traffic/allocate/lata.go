@@ -2,10 +2,21 @@ package allocate
 
 import (
 	"fmt"
+	"math"
+	"sync"
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/flow"
 )
+
+// lataScratch is one LATA solve's working arrays, kept for the next.
+type lataScratch struct {
+	delays []float64
+	lanes  []flow.Lane
+	flows  []float64
+}
+
+var lataScratches = sync.Pool{New: func() any { return new(lataScratch) }}
 
 // lataRoute is LATA's per-replica minimum-cost flow: each upstream replica
 // supplies its node's part of the traffic split equally among the upstream
@@ -66,8 +77,9 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 	for j, d := range downs {
 		demand[j] = d.amount
 	}
-	// Node names resolved once per replica, as HEART resolves them once per
-	// group: the comparison is of the formulations, not of lookups.
+	// Delays read a row at a time and working arrays reused between
+	// components, as HEART's NTAM does: the comparison is of the
+	// formulations, not of lookups or the garbage collector.
 	at := func(rs []rep) []traffic.Amount {
 		out := make([]traffic.Amount, len(rs))
 		for i, r := range rs {
@@ -75,19 +87,24 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 		}
 		return out
 	}
-	delay := x.DelaysBetween(at(ups), at(downs))
-	lanes := make([]flow.Lane, 0, nu*nd)
-	for i := range ups {
-		for j := range downs {
-			c, ok := delay(i, j)
-			if !ok {
+	ws := lataScratches.Get().(*lataScratch)
+	defer lataScratches.Put(ws)
+	ws.delays = x.DelayMatrix(ws.delays, at(ups), at(downs))
+	lanes := ws.lanes[:0]
+	for i := range nu {
+		for j, c := range ws.delays[i*nd : (i+1)*nd] {
+			if math.IsNaN(c) {
 				c = worst
 			}
 			lanes = append(lanes, flow.Lane{From: int32(i), To: int32(j), Cost: c})
 		}
 	}
-	flows, _, err := flow.Transport(supply, demand, lanes)
-	if err != nil {
+	ws.lanes = lanes
+	if cap(ws.flows) < len(lanes) {
+		ws.flows = make([]float64, len(lanes))
+	}
+	flows := ws.flows[:len(lanes)]
+	if _, err := flow.TransportInto(flows, supply, demand, lanes); err != nil {
 		return traffic.Route{}, false, fmt.Errorf("LATA min-cost flow: %w", err)
 	}
 	byNode := make(map[string]map[string]float64)

@@ -272,6 +272,17 @@ func waitEvery(t *testing.T, period, timeout time.Duration, what string, cond fu
 	return time.Since(start)
 }
 
+// collectorTotal is counter over one of the controller's collectors
+// alone: the fleet test polls every second, and gathering the whole
+// registry there sorts 9,000 share gauges each time, CPU the controller
+// it measures needs.
+func collectorTotal(t *testing.T, c prometheus.Collector, name string, labels map[string]string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	return counter(t, reg, name, labels)
+}
+
 func counter(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()

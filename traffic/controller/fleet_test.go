@@ -73,23 +73,27 @@ func TestFleetScale(t *testing.T) {
 
 	in := start(t, instanceOptions{interval: 15 * time.Second, promURL: fleetProm.URL, collectTimeout: 20 * time.Second, quiet: true})
 	routed := fleetNamespaces * (fleetDeployments - 1)
-	// Gathering 9,000 share gauges costs the CPU the controller needs: the
-	// metrics are polled once a second.
+	writes := func(result string) float64 {
+		return collectorTotal(t, in.c.tel.writes, "artt_traffic_destinationrule_writes_total", map[string]string{"result": result})
+	}
+	cycles := func() float64 {
+		return collectorTotal(t, in.c.tel.cycle, "artt_traffic_cycle_duration_seconds", map[string]string{"trigger": "cycle"})
+	}
 	first := waitEvery(t, time.Second, 3*time.Minute, "every routed component's DestinationRule written", func() bool {
-		return counter(t, in.reg, "artt_traffic_destinationrule_writes_total", map[string]string{"result": "written"}) >= float64(routed)
+		return writes("written") >= float64(routed)
 	})
 	t.Logf("first cycle: %d DestinationRules written %s after the start", routed, first.Round(time.Millisecond))
 
 	// Three more periodic cycles with nothing changed.
-	writtenAfterFirst := counter(t, in.reg, "artt_traffic_destinationrule_writes_total", map[string]string{"result": "written"})
-	cyclesBefore := counter(t, in.reg, "artt_traffic_cycle_duration_seconds", map[string]string{"trigger": "cycle"})
+	writtenAfterFirst := writes("written")
+	cyclesBefore := cycles()
 	waitEvery(t, time.Second, 2*time.Minute, "three more cycles", func() bool {
-		return counter(t, in.reg, "artt_traffic_cycle_duration_seconds", map[string]string{"trigger": "cycle"}) >= cyclesBefore+3
+		return cycles() >= cyclesBefore+3
 	})
-	cycles := counter(t, in.reg, "artt_traffic_cycle_duration_seconds", map[string]string{"trigger": "cycle"}) - cyclesBefore
-	written := counter(t, in.reg, "artt_traffic_destinationrule_writes_total", map[string]string{"result": "written"}) - writtenAfterFirst
-	unchanged := counter(t, in.reg, "artt_traffic_destinationrule_writes_total", map[string]string{"result": "unchanged"})
-	t.Logf("steady cycles: %.0f, DestinationRules written %.0f (%.1f per cycle), left unchanged %.0f in all", cycles, written, written/cycles, unchanged)
+	steady := cycles() - cyclesBefore
+	written := writes("written") - writtenAfterFirst
+	unchanged := writes("unchanged")
+	t.Logf("steady cycles: %.0f, DestinationRules written %.0f (%.1f per cycle), left unchanged %.0f in all", steady, written, written/steady, unchanged)
 
 	var after runtime.MemStats
 	runtime.GC()

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -115,9 +116,19 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		loc := locality(n)
 		s.Nodes = append(s.Nodes, traffic.Node{Name: n.Name, Ready: nodeReady(n) && loc != "", Locality: loc})
 	}
+	// The cache lists in no particular order; by name, the snapshot is the
+	// same for the same cluster, and the delays below come out sorted.
+	slices.SortFunc(s.Nodes, func(a, b traffic.Node) int { return strings.Compare(a.Name, b.Name) })
 	nodeNames := make(map[string]bool, len(c.nodes))
 	for _, n := range c.nodes {
 		nodeNames[n.Name] = true
+	}
+	// Each Deployment's selector is matched against its own namespace's
+	// pods only: a fleet has a hundred Deployments and ten thousand pods.
+	podsIn := make(map[string][]*corev1.Pod)
+	for i := range c.pods {
+		p := &c.pods[i]
+		podsIn[p.Namespace] = append(podsIn[p.Namespace], p)
 	}
 	comps := make(map[string]component)
 	byWorkload := make(map[workloadKey]string)
@@ -131,8 +142,8 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		if err != nil || sel.Empty() {
 			continue
 		}
-		for _, p := range c.pods {
-			if p.Namespace != d.Namespace || !sel.Matches(labels.Set(p.Labels)) || !nodeNames[p.Spec.NodeName] {
+		for _, p := range podsIn[d.Namespace] {
+			if !sel.Matches(labels.Set(p.Labels)) || !nodeNames[p.Spec.NodeName] {
 				continue
 			}
 			k := podKey{p.Namespace, p.Name}
@@ -146,8 +157,8 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 				errRate = math.Min(e/req, 1)
 			}
 			s.Replicas = append(s.Replicas, traffic.Replica{
-				Name: p.Namespace + "/" + p.Name, Component: name, Node: p.Spec.NodeName, Ready: podReady(p),
-				CPU: valueOr(m.CPU, k, math.NaN()), CPULimit: cpuLimit(p), Requests: req,
+				Name: p.Namespace + "/" + p.Name, Component: name, Node: p.Spec.NodeName, Ready: podReady(*p),
+				CPU: valueOr(m.CPU, k, math.NaN()), CPULimit: cpuLimit(*p), Requests: req,
 				LatencyP95: valueOr(m.Latency, k, math.NaN()), ErrorRate: errRate,
 			})
 		}
@@ -160,15 +171,22 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		}
 	}
 	slices.SortFunc(s.Calls, func(a, b traffic.Call) int {
-		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
+		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
 	})
-	for pair, ms := range m.DelayMs {
-		if nodeNames[pair[0]] && nodeNames[pair[1]] {
-			s.Delays = append(s.Delays, traffic.Delay{From: pair[0], To: pair[1], Ms: ms})
+	// Delays by source then target: the nodes are sorted, so walking every
+	// pair in their order needs no sort of a fleet's 250,000 pairs.
+	if len(m.DelayMs) > 0 {
+		s.Delays = make([]traffic.Delay, 0, min(len(m.DelayMs), len(s.Nodes)*len(s.Nodes)))
+	}
+	for _, from := range s.Nodes {
+		if len(s.Delays) == len(m.DelayMs) {
+			break
+		}
+		for _, to := range s.Nodes {
+			if ms, ok := m.DelayMs[[2]string{from.Name, to.Name}]; ok {
+				s.Delays = append(s.Delays, traffic.Delay{From: from.Name, To: to.Name, Ms: ms})
+			}
 		}
 	}
-	slices.SortFunc(s.Delays, func(a, b traffic.Delay) int {
-		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
-	})
 	return s, comps
 }

@@ -1,5 +1,7 @@
 package flow
 
+import "math"
+
 // A transportation problem between a hundred upstream and a hundred
 // downstream nodes has ten thousand lanes, and an optimal flow uses at most
 // two hundred of them, nearly all among each end's cheapest few. Transport
@@ -22,54 +24,69 @@ const coreLanesPerEnd = 8
 func (ns *simplex) loadLanes(nu int, lanes []Lane) {
 	const k = coreLanesPerEnd
 	ends := ns.n
+	// Each end keeps its k cheapest lanes sorted by cost, and the cost a
+	// lane must beat to join them (+Inf until it holds k): most lanes are
+	// turned away by that one comparison. A lane costing the same as a
+	// kept one goes after it, so ties keep lane order.
 	ns.cheapest = resize(ns.cheapest, ends*k)
+	ns.cheapestCost = resize(ns.cheapestCost, ends*k)
+	ns.bar = resize(ns.bar, ends)
 	ns.tailFill = resize(ns.tailFill, ends) // how many of cheapest each end holds
-	ns.inCore = resize(ns.inCore, len(lanes))
-	cheapest, held := ns.cheapest, ns.tailFill
-	// Each end keeps its k cheapest lanes sorted by cost; a lane costing
-	// the same as a kept one goes after it, so ties keep lane order.
-	keep := func(end int, lane int32) {
-		best := cheapest[end*k : end*k+k]
+	cheapest, costs, bar, held := ns.cheapest, ns.cheapestCost, ns.bar, ns.tailFill
+	for end := range bar {
+		bar[end] = math.Inf(1)
+	}
+	keep := func(end int, lane int32, c float64) {
+		best, bestCost := cheapest[end*k:end*k+k], costs[end*k:end*k+k]
 		n := int(held[end])
-		c := lanes[lane].Cost
-		if n == k && c >= lanes[best[k-1]].Cost {
-			return
-		}
 		i := min(n, k-1)
-		for i > 0 && lanes[best[i-1]].Cost > c {
-			best[i] = best[i-1]
+		for i > 0 && bestCost[i-1] > c {
+			best[i], bestCost[i] = best[i-1], bestCost[i-1]
 			i--
 		}
-		best[i] = lane
+		best[i], bestCost[i] = lane, c
 		if n < k {
 			held[end]++
 		}
+		if held[end] == k {
+			bar[end] = bestCost[k-1]
+		}
 	}
 	for l, lane := range lanes {
-		keep(int(lane.From), int32(l))
-		keep(nu+int(lane.To), int32(l))
+		c := lane.Cost
+		if u := int(lane.From); c < bar[u] {
+			keep(u, int32(l), c)
+		}
+		if v := nu + int(lane.To); c < bar[v] {
+			keep(v, int32(l), c)
+		}
 	}
+	ns.inCore = resize(ns.inCore, len(lanes))
+	core := 0
 	for end := range ends {
 		for _, l := range cheapest[end*k : end*k+int(held[end])] {
-			ns.inCore[l] = true
-		}
-	}
-	ns.laneOf = resize(ns.laneOf, len(lanes))
-	arc := 0
-	for _, core := range []bool{true, false} {
-		for l, lane := range lanes {
-			if ns.inCore[l] != core {
-				continue
+			if !ns.inCore[l] {
+				ns.inCore[l] = true
+				core++
 			}
-			ns.laneOf[arc] = int32(l)
-			ns.src[arc], ns.dst[arc] = lane.From, int32(nu)+lane.To
-			ns.capacity[arc], ns.cost[arc] = Inf, lane.Cost
-			arc++
-		}
-		if core {
-			ns.priced = arc
 		}
 	}
+	// One pass: core lanes from the front, the others after them, each
+	// part in lane order.
+	ns.laneOf = resize(ns.laneOf, len(lanes))
+	inCore, rest := 0, core
+	for l, lane := range lanes {
+		arc := &rest
+		if ns.inCore[l] {
+			arc = &inCore
+		}
+		a := *arc
+		*arc++
+		ns.laneOf[a] = int32(l)
+		ns.src[a], ns.dst[a] = lane.From, int32(nu)+lane.To
+		ns.capacity[a], ns.cost[a] = Inf, lane.Cost
+	}
+	ns.priced = core
 }
 
 // priceRest prices the arcs outside the core against the current

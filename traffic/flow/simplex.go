@@ -105,10 +105,11 @@ type simplex struct {
 	// of them, except while Transport solves on its core lanes first.
 	priced int
 	// laneOf is Transport's lane for each real arc, core lanes first;
-	// cheapest and inCore are its scratch for choosing them (core.go).
-	laneOf   []int32
-	cheapest []int32
-	inCore   []bool
+	// the others are its scratch for choosing them (core.go).
+	laneOf            []int32
+	cheapest          []int32
+	cheapestCost, bar []float64
+	inCore            []bool
 
 	costEps  float64
 	block    int

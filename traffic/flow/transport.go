@@ -85,6 +85,8 @@ func TransportInto(flows, supplies, demands []float64, lanes []Lane) (cost float
 	for k := range lanes {
 		flows[ns.laneOf[k]] = max(ns.flow[k], 0)
 	}
+	// Summed in lane order, so the cost does not depend on which lanes
+	// the core held.
 	for k, l := range lanes {
 		cost += flows[k] * l.Cost
 	}

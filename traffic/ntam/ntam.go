@@ -1,7 +1,6 @@
 package ntam
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -49,11 +48,18 @@ type Solution struct {
 	Notes []string
 }
 
-type link struct {
-	u, v      int32 // indexes into supplies and demands
-	delay     float64
-	estimated bool
-	local     bool // both ends on one node: never slow
+// links are a problem's supply × demand pairs, link k joining supply
+// k / nv to demand k mod nv, held as arrays rather than a struct per link:
+// the filter and the lanes read them in passes, ten thousand links per
+// component on a fleet.
+type links struct {
+	nu, nv int
+	// delay is each link's delay in ms; an unmeasured one costs what
+	// buildLinks says.
+	delay []float64
+	// local is each supply's demand on its own node (never slow), −1 if
+	// none.
+	local []int32
 }
 
 const tolerance = 1e-9
@@ -91,13 +97,13 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	// routing is the answer. Infeasibility is rare, and only then does the
 	// filter run its max-flow checks.
 	removed := len(slow)
-	err := ws.route(p, links, ws.dropMask(len(links), slow), &sol)
+	err := ws.route(p, links, ws.dropMask(len(links.delay), slow), &sol)
 	if errors.Is(err, flow.ErrInfeasible) {
 		removed = largestRemovable(p, links, slow)
 		if removed < len(slow) {
 			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-removed))
 		}
-		err = ws.route(p, links, ws.dropMask(len(links), slow[:removed]), &sol)
+		err = ws.route(p, links, ws.dropMask(len(links.delay), slow[:removed]), &sol)
 	}
 	if err != nil {
 		return Solution{}, err
@@ -114,9 +120,11 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 // them afresh each time made the garbage collector a fifth of the cycle.
 // Nothing in a Solution points into it.
 type scratch struct {
-	links    []link
+	links    links
+	demandAt map[string]int32
 	delays   []float64
 	slow     []int
+	ordered  []slowLink
 	dropped  []bool
 	lanes    []flow.Lane
 	amounts  []float64
@@ -153,85 +161,122 @@ func checkAmounts(field string, as []traffic.Amount) error {
 }
 
 // buildLinks makes every upstream–downstream link. An unmeasured same-node
-// link costs 0; an unmeasured inter-node link costs the largest measured inter-node delay, so it is used
-// only when nothing better is left (with no measurement at all, inter-node
-// links cost 1 ms and local ones 0).
-func (ws *scratch) buildLinks(p Problem, sol *Solution) []link {
-	links := ws.links[:0]
-	worst, anyKnown, estimated := 0.0, false, 0
-	nv := len(p.Demands)
-	for i, s := range p.Supplies {
-		var row []float64
-		if p.Delays != nil {
-			row = p.Delays[i*nv : (i+1)*nv]
+// link costs 0; an unmeasured inter-node link costs the largest measured
+// inter-node delay, so it is used only when nothing better is left (with
+// no measurement at all, inter-node links cost 1 ms and local ones 0).
+func (ws *scratch) buildLinks(p Problem, sol *Solution) *links {
+	nu, nv := len(p.Supplies), len(p.Demands)
+	ls := &ws.links
+	ls.nu, ls.nv = nu, nv
+	ls.delay = grow(ls.delay, nu*nv)
+	if p.Delays != nil {
+		copy(ls.delay, p.Delays)
+	} else {
+		for i := range nu {
+			for j := range nv {
+				d, ok := p.Delay(i, j)
+				if !ok {
+					d = math.NaN()
+				}
+				ls.delay[i*nv+j] = d
+			}
 		}
-		for j, d := range p.Demands {
-			var ms float64
-			var ok bool
-			if row != nil {
-				ms = row[j]
-				ok = !math.IsNaN(ms)
-			} else {
-				ms, ok = p.Delay(i, j)
-			}
-			if !ok && s.Node == d.Node {
-				ms, ok = 0, true // same node: no network hop
-			}
-			if ok && s.Node != d.Node {
-				worst, anyKnown = math.Max(worst, ms), true
-			}
-			if !ok {
+	}
+	if ws.demandAt == nil {
+		ws.demandAt = make(map[string]int32)
+	}
+	clear(ws.demandAt)
+	for j, d := range p.Demands {
+		ws.demandAt[d.Node] = int32(j)
+	}
+	ls.local = grow(ls.local, nu)
+	for i, s := range p.Supplies {
+		ls.local[i] = -1
+		if j, ok := ws.demandAt[s.Node]; ok {
+			ls.local[i] = j
+		}
+	}
+	worst, anyKnown, estimated := 0.0, false, 0
+	for i := range nu {
+		row, local := ls.delay[i*nv:(i+1)*nv], int(ls.local[i])
+		for j, d := range row {
+			switch {
+			case j == local:
+				if math.IsNaN(d) {
+					row[j] = 0 // same node: no network hop
+				}
+			case math.IsNaN(d):
 				estimated++
+			default:
+				worst, anyKnown = max(worst, d), true
 			}
-			links = append(links, link{u: int32(i), v: int32(j), delay: ms, estimated: !ok, local: s.Node == d.Node})
 		}
 	}
 	if !anyKnown {
 		worst = 1
 	}
-	ws.links = links
 	if estimated > 0 {
-		for k := range links {
-			if links[k].estimated {
-				links[k].delay = worst
+		for k, d := range ls.delay {
+			if math.IsNaN(d) {
+				ls.delay[k] = worst
 			}
 		}
 		sol.Notes = append(sol.Notes, fmt.Sprintf("%d links have no measured delay and cost the worst measured delay, %.3g ms", estimated, worst))
 	}
-	return links
+	return ls
+}
+
+// slowLink is a slow link's delay and number, sorted by both.
+type slowLink struct {
+	delay float64
+	k     int
 }
 
 // slowLinks classifies the inter-node links by two-means on their delays
-// and returns the slow cluster's indexes into links, slowest first (ties in
-// link order), recording them in the solution.
-func (ws *scratch) slowLinks(p Problem, links []link, sol *Solution) []int {
+// and returns the slow cluster's link numbers, slowest first (ties in link
+// order), recording them in the solution.
+func (ws *scratch) slowLinks(p Problem, ls *links, sol *Solution) []int {
+	nv := ls.nv
 	interDelays := ws.delays[:0]
-	for _, l := range links {
-		if !l.local {
-			interDelays = append(interDelays, l.delay)
+	for i := range ls.nu {
+		row, local := ls.delay[i*nv:(i+1)*nv], int(ls.local[i])
+		if local < 0 {
+			interDelays = append(interDelays, row...)
+			continue
 		}
+		interDelays = append(interDelays, row[:local]...)
+		interDelays = append(interDelays, row[local+1:]...)
 	}
 	ws.delays = interDelays
 	cut, ok := ws.twoMeans.split(interDelays)
 	if !ok {
 		return nil
 	}
-	slow := ws.slow[:0]
-	for i, l := range links {
-		if !l.local && l.delay >= cut {
-			slow = append(slow, i)
+	ordered := ws.ordered[:0]
+	for i := range ls.nu {
+		row, local := ls.delay[i*nv:(i+1)*nv], int(ls.local[i])
+		for j, d := range row {
+			if d >= cut && j != local {
+				ordered = append(ordered, slowLink{d, i*nv + j})
+			}
 		}
 	}
-	ws.slow = slow
-	slices.SortFunc(slow, func(a, b int) int {
-		if c := cmp.Compare(links[b].delay, links[a].delay); c != 0 {
-			return c
+	ws.ordered = ordered
+	slices.SortFunc(ordered, func(a, b slowLink) int {
+		if a.delay != b.delay {
+			if a.delay > b.delay {
+				return -1
+			}
+			return 1
 		}
-		return cmp.Compare(a, b)
+		return a.k - b.k
 	})
-	sol.SlowLinks = make([]traffic.Link, 0, len(slow))
-	for _, i := range slow {
-		sol.SlowLinks = append(sol.SlowLinks, asLink(p, links[i]))
+	slow := grow(ws.slow, len(ordered))
+	ws.slow = slow
+	sol.SlowLinks = make([]traffic.Link, len(ordered))
+	for n, l := range ordered {
+		slow[n] = l.k
+		sol.SlowLinks[n] = traffic.Link{From: p.Supplies[l.k/nv].Node, To: p.Demands[l.k%nv].Node, DelayMs: l.delay}
 	}
 	return slow
 }
@@ -258,7 +303,7 @@ func (ws *scratch) dropMask(n int, drop []int) []bool {
 // place in a list would be arbitrary. The largest feasible prefix is found
 // by binary search over max-flow checks on one network (a removed link
 // gets capacity 0): the same answer in O(log n) checks.
-func largestRemovable(p Problem, links []link, slow []int) int {
+func largestRemovable(p Problem, links *links, slow []int) int {
 	check := newFeasibility(p, links)
 	feasibleWithout := func(k int) bool {
 		for i, id := range slow {
@@ -273,7 +318,7 @@ func largestRemovable(p Problem, links []link, slow []int) int {
 	// The prefixes that end between two different delays.
 	cuts := []int{0}
 	for k := 1; k <= len(slow); k++ {
-		if k == len(slow) || links[slow[k]].delay != links[slow[k-1]].delay {
+		if k == len(slow) || links.delay[slow[k]] != links.delay[slow[k-1]] {
 			cuts = append(cuts, k)
 		}
 	}
@@ -289,10 +334,6 @@ func largestRemovable(p Problem, links []link, slow []int) int {
 	return cuts[lo]
 }
 
-func asLink(p Problem, l link) traffic.Link {
-	return traffic.Link{From: p.Supplies[l.u].Node, To: p.Demands[l.v].Node, DelayMs: l.delay}
-}
-
 // feasibility is the max-flow check, source → upstream → downstream →
 // sink: can the links carry all the traffic?
 type feasibility struct {
@@ -302,18 +343,18 @@ type feasibility struct {
 	supplyFlow float64
 }
 
-func newFeasibility(p Problem, links []link) *feasibility {
+func newFeasibility(p Problem, links *links) *feasibility {
 	nu, nv := len(p.Supplies), len(p.Demands)
-	f := &feasibility{g: flow.NewNetworkSized(nu+nv+2, nu+nv+len(links)), s: nu + nv, t: nu + nv + 1, supplyFlow: total(p.Supplies)}
+	f := &feasibility{g: flow.NewNetworkSized(nu+nv+2, nu+nv+len(links.delay)), s: nu + nv, t: nu + nv + 1, supplyFlow: total(p.Supplies)}
 	for i, a := range p.Supplies {
 		f.g.AddArc(f.s, i, a.Value, 0)
 	}
 	for j, a := range p.Demands {
 		f.g.AddArc(nu+j, f.t, a.Value, 0)
 	}
-	f.arcs = make([]int, len(links))
-	for k, l := range links {
-		f.arcs[k] = f.g.AddArc(int(l.u), nu+int(l.v), flow.Inf, l.delay)
+	f.arcs = make([]int, len(links.delay))
+	for k, d := range links.delay {
+		f.arcs[k] = f.g.AddArc(k/nv, nu+k%nv, flow.Inf, d)
 	}
 	return f
 }
@@ -335,11 +376,14 @@ func total(as []traffic.Amount) float64 {
 // be nil) and turns it into per-source fractions. It is a transportation
 // problem (supplies straight to demands); demands are scaled to the
 // supplies' total, which checkAmounts has held to 1 within rounding.
-func (ws *scratch) route(p Problem, links []link, dropped []bool, sol *Solution) error {
+func (ws *scratch) route(p Problem, links *links, dropped []bool, sol *Solution) error {
 	lanes := ws.lanes[:0]
-	for k, l := range links {
-		if dropped == nil || !dropped[k] {
-			lanes = append(lanes, flow.Lane{From: l.u, To: l.v, Cost: l.delay})
+	nv := links.nv
+	for i := range links.nu {
+		for j, d := range links.delay[i*nv : (i+1)*nv] {
+			if dropped == nil || !dropped[i*nv+j] {
+				lanes = append(lanes, flow.Lane{From: int32(i), To: int32(j), Cost: d})
+			}
 		}
 	}
 	ws.lanes = lanes
