@@ -19,7 +19,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/api"
-	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -161,7 +160,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		DryRun:          f.dryRun,
 		LabelNodes:      f.labelNodes,
 		Topology:        f.topology,
-		Collector:       controller.Collector{API: promv1.NewAPI(pc), Queries: f.queries, Timeout: f.queryTimeout},
+		Collector:       controller.Collector{Client: pc, Queries: f.queries, Timeout: f.queryTimeout},
 	}, ctrlmetrics.Registry, log)
 	if err != nil {
 		return err

@@ -7,8 +7,9 @@ import (
 	"sync"
 	"time"
 
-	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
-	"github.com/prometheus/common/model"
+	"github.com/prometheus/client_golang/api"
+
+	"github.com/artt-dev/artt/internal/promvector"
 )
 
 // Queries are the PromQL expressions of one collection. Each returns an
@@ -60,54 +61,47 @@ type Measurements struct {
 
 // Collector runs the queries against Prometheus.
 type Collector struct {
-	API     promv1.API
+	Client  api.Client
 	Queries Queries
 	Timeout time.Duration
 }
 
 // Collect runs every query at once, each bounded by the timeout; any failure
-// fails the collection (the caller keeps the last routing).
+// fails the collection (the caller keeps the last routing). Answers are
+// read by promvector, label by label, not into a map per sample: a fleet's
+// delay query alone answers 250,000 samples.
 func (c Collector) Collect(ctx context.Context, now time.Time) (*Measurements, error) {
 	m := &Measurements{At: now}
 	type job struct {
 		name, query string
-		store       func(model.Vector) error
+		labels      []string
+		store       func(labels []string, v float64)
 	}
-	pods := func(dst *map[podKey]float64) func(model.Vector) error {
-		return func(v model.Vector) error {
-			*dst = make(map[podKey]float64, len(v))
-			for _, s := range v {
-				if f := float64(s.Value); !math.IsNaN(f) && !math.IsInf(f, 0) && f >= 0 {
-					(*dst)[podKey{string(s.Metric["namespace"]), string(s.Metric["pod"])}] = f
-				}
+	podLabels := []string{"namespace", "pod"}
+	pods := func(dst *map[podKey]float64) func([]string, float64) {
+		*dst = make(map[podKey]float64)
+		return func(l []string, f float64) {
+			if !math.IsNaN(f) && !math.IsInf(f, 0) && f >= 0 {
+				(*dst)[podKey{l[0], l[1]}] = f
 			}
-			return nil
 		}
 	}
+	m.Calls = make(map[[2]workloadKey]float64)
+	m.DelayMs = make(map[[2]string]float64)
 	jobs := []job{
-		{"cpu", c.Queries.CPU, pods(&m.CPU)},
-		{"requests", c.Queries.Requests, pods(&m.Requests)},
-		{"errors", c.Queries.Errors, pods(&m.Errors)},
-		{"latency", c.Queries.Latency, pods(&m.Latency)},
-		{"calls", c.Queries.Calls, func(v model.Vector) error {
-			m.Calls = make(map[[2]workloadKey]float64, len(v))
-			for _, s := range v {
-				from := workloadKey{string(s.Metric["source_workload_namespace"]), string(s.Metric["source_workload"])}
-				to := workloadKey{string(s.Metric["destination_workload_namespace"]), string(s.Metric["destination_workload"])}
-				if f := float64(s.Value); f >= 0 && !math.IsInf(f, 0) {
-					m.Calls[[2]workloadKey{from, to}] += f
-				}
+		{"cpu", c.Queries.CPU, podLabels, pods(&m.CPU)},
+		{"requests", c.Queries.Requests, podLabels, pods(&m.Requests)},
+		{"errors", c.Queries.Errors, podLabels, pods(&m.Errors)},
+		{"latency", c.Queries.Latency, podLabels, pods(&m.Latency)},
+		{"calls", c.Queries.Calls, []string{"source_workload_namespace", "source_workload", "destination_workload_namespace", "destination_workload"}, func(l []string, f float64) {
+			if f >= 0 && !math.IsInf(f, 0) {
+				m.Calls[[2]workloadKey{{l[0], l[1]}, {l[2], l[3]}}] += f
 			}
-			return nil
 		}},
-		{"delay", c.Queries.Delay, func(v model.Vector) error {
-			m.DelayMs = make(map[[2]string]float64, len(v))
-			for _, s := range v {
-				if f := float64(s.Value); f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f) {
-					m.DelayMs[[2]string{string(s.Metric["source_node"]), string(s.Metric["target_node"])}] = f
-				}
+		{"delay", c.Queries.Delay, []string{"source_node", "target_node"}, func(l []string, f float64) {
+			if f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f) {
+				m.DelayMs[[2]string{l[0], l[1]}] = f
 			}
-			return nil
 		}},
 	}
 	errs := make([]error, len(jobs))
@@ -118,17 +112,9 @@ func (c Collector) Collect(ctx context.Context, now time.Time) (*Measurements, e
 			defer wg.Done()
 			qctx, cancel := context.WithTimeout(ctx, c.Timeout)
 			defer cancel()
-			v, _, err := c.API.Query(qctx, j.query, now, promv1.WithTimeout(c.Timeout))
-			if err != nil {
+			if err := promvector.Query(qctx, c.Client, j.query, now, c.Timeout, j.labels, j.store); err != nil {
 				errs[i] = fmt.Errorf("query %s: %w", j.name, err)
-				return
 			}
-			vec, ok := v.(model.Vector)
-			if !ok {
-				errs[i] = fmt.Errorf("query %s: got a %s, want an instant vector", j.name, v.Type())
-				return
-			}
-			errs[i] = j.store(vec)
 		}()
 	}
 	wg.Wait()

@@ -79,8 +79,9 @@ type Controller struct {
 	last    *Measurements
 	// protector is the policy's fast path, when it has one and it is on.
 	protector traffic.Protector
-	// beforeWrite, when set (by tests), runs between computing a rule and
-	// writing it: where a leader can stall or lose its lease.
+	// beforeWrite, when set (by tests), runs between computing a rule that
+	// differs from the one last written and writing it: where a leader can
+	// stall or lose its lease.
 	beforeWrite func(component string)
 	// publishedTopology is the content last published.
 	publishedTopology string
@@ -371,7 +372,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if c.beforeWrite != nil {
+			if c.beforeWrite != nil && c.writer.changes(t, comp, ds, !r.Envoy) {
 				c.beforeWrite(r.Component)
 			}
 			// The write runs under the leader's context: a leader that has

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/api"
-	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/client_golang/prometheus"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
@@ -202,7 +201,7 @@ func start(t *testing.T, o instanceOptions) *instance {
 	}
 	c, err := New(mgr.GetClient(), mgr.GetCache(), writes, Options{
 		Interval: o.interval, ProtectInterval: o.protectInterval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
-		Collector: Collector{API: promv1.NewAPI(pc), Queries: queries, Timeout: o.collectTimeout},
+		Collector: Collector{Client: pc, Queries: queries, Timeout: o.collectTimeout},
 		Topology:  o.topology,
 	}, reg, logger)
 	if err != nil {

@@ -137,6 +137,12 @@ func (w *writer) lastApplied(key string) string {
 	return w.applied[key]
 }
 
+// changes reports whether the rule's content differs from what was last
+// written, so that write would apply it.
+func (w *writer) changes(t target, c component, ds []istio.Distribute, enabled bool) bool {
+	return w.lastApplied(t.namespace+"/"+t.name) != fingerprint(t, c, ds, enabled)
+}
+
 // write validates and applies one rule. A field-manager conflict is
 // returned as conflict (never forced); transient API errors are retried
 // with backoff.

@@ -1,0 +1,40 @@
+package promvector
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+)
+
+// Query runs an instant query at the given time through the client (its
+// address, transport and round-tripper, as the general client uses them)
+// and decodes the answer with Decode. timeout bounds the evaluation on
+// the Prometheus side as the timeout parameter; ctx bounds the request.
+func Query(ctx context.Context, client api.Client, query string, at time.Time, timeout time.Duration, wanted []string, each func(labels []string, value float64)) error {
+	form := url.Values{"query": {query}, "time": {strconv.FormatFloat(float64(at.UnixNano())/1e9, 'f', -1, 64)}}
+	if timeout > 0 {
+		form.Set("timeout", timeout.String())
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, client.URL("/api/v1/query", nil).String(), strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, body, err := client.Do(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := Decode(body, wanted, each); err != nil {
+		if resp.StatusCode/100 != 2 {
+			return fmt.Errorf("prometheus answered HTTP %s: %w", resp.Status, err)
+		}
+		return err
+	}
+	return nil
+}
