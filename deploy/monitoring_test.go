@@ -66,6 +66,7 @@ func monitoringExprs(t *testing.T) map[string]string {
 		t.Errorf("dashboard ConfigMap label grafana_dashboard = %q, want 1 (Grafana's sidecar loads labelled ConfigMaps)", got)
 	}
 	find(t, m, "PrometheusRule", "artt")
+	find(t, m, "PrometheusRule", "artt-recording")
 	exprs, err := monitoring.Expressions()
 	if err != nil {
 		t.Fatal(err)

@@ -68,9 +68,28 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.queries.Latency, "latency-query", f.queries.Latency, "PromQL: p95 latency in ms per pod (labels namespace, pod)")
 	fs.StringVar(&f.queries.Calls, "calls-query", f.queries.Calls, "PromQL: request rate per caller and callee workload")
 	fs.StringVar(&f.queries.Delay, "delay-query", f.queries.Delay, "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)")
+	recorded := fs.Bool("recording-rules", false, "read the series deploy/monitoring/recording-rules.yaml records instead of evaluating the six queries at each collection (a query flag given explicitly still wins)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	if *recorded {
+		given := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+		r := controller.RecordedQueries()
+		for _, q := range []struct {
+			flag          string
+			dst           *string
+			recordedQuery string
+		}{
+			{"cpu-query", &f.queries.CPU, r.CPU}, {"requests-query", &f.queries.Requests, r.Requests},
+			{"errors-query", &f.queries.Errors, r.Errors}, {"latency-query", &f.queries.Latency, r.Latency},
+			{"calls-query", &f.queries.Calls, r.Calls}, {"delay-query", &f.queries.Delay, r.Delay},
+		} {
+			if !given[q.flag] {
+				*q.dst = q.recordedQuery
+			}
+		}
 	}
 	if *showVersion {
 		return f, errVersion

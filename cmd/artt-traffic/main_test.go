@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/artt-dev/artt/traffic/controller"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -46,5 +48,26 @@ func TestEveryFlagProblemAtOnce(t *testing.T) {
 func TestVersionFlagAsksForTheVersion(t *testing.T) {
 	if _, err := parseFlags([]string{"--version"}); !errors.Is(err, errVersion) {
 		t.Errorf("--version: %v, want errVersion", err)
+	}
+}
+
+// --recording-rules reads the recorded series, except where a query flag
+// is given; without it every query is the default.
+func TestRecordingRulesFlag(t *testing.T) {
+	f, err := parseFlags(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.queries != controller.DefaultQueries() {
+		t.Errorf("queries %+v without --recording-rules, want the defaults", f.queries)
+	}
+	f, err = parseFlags([]string{"--recording-rules", "--delay-query=my_delay_ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := controller.RecordedQueries()
+	want.Delay = "my_delay_ms"
+	if f.queries != want {
+		t.Errorf("queries %+v, want %+v", f.queries, want)
 	}
 }

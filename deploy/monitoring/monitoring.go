@@ -1,7 +1,9 @@
-// Package monitoring holds ARTT's Grafana dashboard and Prometheus alerts
-// (applied with kubectl apply -k deploy/monitoring) and lists every PromQL
-// expression they contain, so the tests can check each one against the
-// metrics the components really export.
+// Package monitoring holds ARTT's Grafana dashboard, Prometheus alerts and
+// artt-traffic's recording rules (applied with kubectl apply -k
+// deploy/monitoring). It lists every PromQL expression the dashboard and
+// the alerts contain, so the tests can check each one against the metrics
+// the components really export, and gives the recording rules as a
+// Prometheus rules file, so the tests can load them into a real Prometheus.
 package monitoring
 
 import (
@@ -12,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed dashboard.json alerts.yaml
+//go:embed dashboard.json alerts.yaml recording-rules.yaml
 var files embed.FS
 
 // Expressions returns every expression of the dashboard's panels and of the
@@ -60,4 +62,41 @@ func Expressions() (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Recording is one recording rule.
+type Recording struct {
+	Record string `json:"record"`
+	Expr   string `json:"expr"`
+}
+
+// RecordingRules returns recording-rules.yaml's rules in their order, and
+// the same as a Prometheus rules file (what the Prometheus Operator
+// generates from the PrometheusRule).
+func RecordingRules() ([]Recording, string, error) {
+	raw, err := files.ReadFile("recording-rules.yaml")
+	if err != nil {
+		return nil, "", err
+	}
+	var rule struct {
+		Spec struct {
+			Groups []struct {
+				Name     string      `json:"name"`
+				Interval string      `json:"interval"`
+				Rules    []Recording `json:"rules"`
+			} `json:"groups"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &rule); err != nil {
+		return nil, "", fmt.Errorf("recording-rules.yaml: %w", err)
+	}
+	var out []Recording
+	for _, g := range rule.Spec.Groups {
+		out = append(out, g.Rules...)
+	}
+	file, err := yaml.Marshal(map[string]any{"groups": rule.Spec.Groups})
+	if err != nil {
+		return nil, "", err
+	}
+	return out, string(file), nil
 }

@@ -47,6 +47,13 @@ type Server struct {
 // scrapeInterval and starts Prometheus on a free loopback port with its
 // storage in dir. It returns once /-/ready answers.
 func Start(dir string, targets []string, scrapeInterval time.Duration) (*Server, error) {
+	return StartWithRules(dir, targets, scrapeInterval, "")
+}
+
+// StartWithRules is Start with a rules file (Prometheus' own format, not
+// a PrometheusRule object) loaded and evaluated every scrapeInterval; no
+// rules when it is "".
+func StartWithRules(dir string, targets []string, scrapeInterval time.Duration, rules string) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, fmt.Errorf("prometheus binary not found (apt-get install prometheus, or set PROMETHEUS_BIN): %w", err)
@@ -69,6 +76,12 @@ scrape_configs:
     static_configs:
       - targets: [%s]
 `, scrapeInterval, scrapeInterval, scrapeInterval, scrapeInterval, strings.Join(quoted, ", "))
+	if rules != "" {
+		if err := os.WriteFile(filepath.Join(dir, "rules.yml"), []byte(rules), 0o644); err != nil {
+			return nil, err
+		}
+		cfg += "rule_files: [rules.yml]\n"
+	}
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		return nil, err
 	}
@@ -182,8 +195,14 @@ func (s *Server) WaitForSamples(selector string, n int, timeout time.Duration) e
 // every scrapeInterval, and waits until waitSelector has minSamples samples.
 // The returned stop function stops both.
 func StartWithExporter(dir string, exp http.Handler, scrapeInterval time.Duration, waitSelector string, minSamples int) (*Server, func(), error) {
+	return StartWithExporterRules(dir, exp, scrapeInterval, "", waitSelector, minSamples)
+}
+
+// StartWithExporterRules is StartWithExporter with a rules file, as
+// StartWithRules loads it.
+func StartWithExporterRules(dir string, exp http.Handler, scrapeInterval time.Duration, rules, waitSelector string, minSamples int) (*Server, func(), error) {
 	ts := httptest.NewServer(exp)
-	s, err := Start(dir, []string{strings.TrimPrefix(ts.URL, "http://")}, scrapeInterval)
+	s, err := StartWithRules(dir, []string{strings.TrimPrefix(ts.URL, "http://")}, scrapeInterval, rules)
 	if err != nil {
 		ts.Close()
 		return nil, nil, err

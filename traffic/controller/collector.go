@@ -45,6 +45,21 @@ func DefaultQueries() Queries {
 	}
 }
 
+// RecordedQueries read the series deploy/monitoring/recording-rules.yaml
+// records, each from its DefaultQueries expression: on a large cluster a
+// collection then reads six recorded vectors instead of evaluating six
+// rate() queries over every pod's series.
+func RecordedQueries() Queries {
+	return Queries{
+		CPU:      "artt:pod_cpu_cores:rate1m",
+		Requests: "artt:pod_requests:rate1m",
+		Errors:   "artt:pod_errors:rate1m",
+		Latency:  "artt:pod_latency_p95_milliseconds:rate1m",
+		Calls:    "artt:workload_calls:rate1m",
+		Delay:    "artt:node_delay_milliseconds:avg",
+	}
+}
+
 // podKey names a pod.
 type podKey struct{ namespace, pod string }
 
