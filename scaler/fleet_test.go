@@ -1,16 +1,12 @@
 package scaler
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -97,7 +93,7 @@ func TestScalerFleet(t *testing.T) {
 		})
 		for round := 1; round <= rounds; round++ {
 			queries.Store(0)
-			promCPU := processCPU(t, prom.URL)
+			promCPU := processCPU(t, prom)
 			selfCPU := ownCPU()
 			latencies := make([]time.Duration, scaledObjects)
 			var failures atomic.Int64
@@ -125,7 +121,7 @@ func TestScalerFleet(t *testing.T) {
 			t.Logf("%s, round %d: %d queries, wall %.2f s, GetMetrics P50 %.1f ms P99 %.1f ms, CPU Prometheus %.2f s, scaler process %.2f s",
 				mode.name, round, queries.Load(), wall.Seconds(),
 				ms(latencies[len(latencies)/2]), ms(latencies[len(latencies)*99/100]),
-				processCPU(t, prom.URL)-promCPU, ownCPU()-selfCPU)
+				processCPU(t, prom)-promCPU, ownCPU()-selfCPU)
 			clock.Add(int64(30 * time.Second))
 		}
 		runtime.GC()
@@ -138,27 +134,14 @@ func TestScalerFleet(t *testing.T) {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// processCPU reads a Prometheus server's own process_cpu_seconds_total.
-func processCPU(t *testing.T, url string) float64 {
+// processCPU reads a Prometheus server's own CPU seconds.
+func processCPU(t *testing.T, prom *promtest.Server) float64 {
 	t.Helper()
-	resp, err := http.Get(url + "/metrics")
+	v, err := prom.CPUSeconds()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
-		}
-	}
-	t.Fatal("Prometheus reports no process_cpu_seconds_total")
-	return 0
+	return v
 }
 
 // ownCPU is this process's user and system CPU seconds.

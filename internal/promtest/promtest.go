@@ -5,6 +5,7 @@
 package promtest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -169,6 +171,52 @@ func (s *Server) Restart() error {
 		return err
 	}
 	return s.start()
+}
+
+// CPUSeconds is the server's own process_cpu_seconds_total, from its
+// /metrics.
+func (s *Server) CPUSeconds() (float64, error) {
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, errors.New("prometheus reports no process_cpu_seconds_total")
+}
+
+// LoadRules writes a rules file (Prometheus' own format) and has the
+// running server reload its configuration with it.
+func (s *Server) LoadRules(rules string) error {
+	if err := os.WriteFile(filepath.Join(s.dir, "rules.yml"), []byte(rules), 0o644); err != nil {
+		return err
+	}
+	cfgPath := filepath.Join(s.dir, "prometheus.yml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(string(cfg), "rule_files:") {
+		if err := os.WriteFile(cfgPath, append(cfg, "rule_files: [rules.yml]\n"...), 0o644); err != nil {
+			return err
+		}
+	}
+	resp, err := http.Post(s.URL+"/-/reload", "", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("reload: %s: %s", resp.Status, body)
+	}
+	return nil
 }
 
 // WaitForSamples waits until every series of selector has at least n samples
