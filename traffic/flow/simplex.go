@@ -93,7 +93,6 @@ type simplex struct {
 	child  []int32 // first child, −1 if none
 	next   []int32 // next sibling, −1 at the end
 	prev   []int32 // previous sibling, −1 for a first child
-	stack  []int32
 	// The crash start's index of arcs by tail, and the supply it has left
 	// to place; kept for the next problem like the rest.
 	tailStart, byTail, tailFill []int32
@@ -423,15 +422,23 @@ func (ns *simplex) regraft(in, inNode, outNode, leaving int32) {
 		want = ns.pi[outNode] - ns.cost[in]
 	}
 	sigma := want - ns.pi[inNode]
-	ns.stack = append(ns.stack[:0], inNode)
-	for len(ns.stack) > 0 {
-		u := ns.stack[len(ns.stack)-1]
-		ns.stack = ns.stack[:len(ns.stack)-1]
-		ns.pi[u] += sigma
-		ns.depth[u] = ns.depth[ns.parent[u]] + 1
-		for c := ns.child[u]; c >= 0; c = ns.next[c] {
-			ns.stack = append(ns.stack, c)
+	// A preorder walk of the subtree by its child, sibling and parent
+	// links: no stack to push to, and this loop is most of a pivot's time.
+	pi, depth, parent, child, next := ns.pi, ns.depth, ns.parent, ns.child, ns.next
+	for u := inNode; ; {
+		pi[u] += sigma
+		depth[u] = depth[parent[u]] + 1
+		if c := child[u]; c >= 0 {
+			u = c
+			continue
 		}
+		for u != inNode && next[u] < 0 {
+			u = parent[u]
+		}
+		if u == inNode {
+			return
+		}
+		u = next[u]
 	}
 }
 
