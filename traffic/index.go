@@ -54,14 +54,20 @@ func NewIndex(s Snapshot) (*Index, error) {
 	if err := s.validateAllButDelays(); err != nil {
 		return nil, err
 	}
-	delays, err := newDelayTable(s.Nodes, s.Delays)
-	if err != nil {
-		return nil, err
+	// The delay table (a fleet measures a quarter of a million pairs) is
+	// built beside the rest of the index.
+	type built struct {
+		table delayTable
+		err   error
 	}
+	delaysBuilt := make(chan built, 1)
+	go func() {
+		t, err := newDelayTable(s.Nodes, s.Delays)
+		delaysBuilt <- built{t, err}
+	}()
 	x := &Index{
 		Snapshot: s,
 		nodes:    make(map[string]Node, len(s.Nodes)),
-		delays:   delays,
 		groups:   make(map[string][]Group),
 		callsTo:  make(map[string][]Call),
 		replicas: make(map[string]Replica, len(s.Replicas)),
@@ -102,6 +108,11 @@ func NewIndex(s Snapshot) (*Index, error) {
 	for c := range x.groups {
 		slices.SortFunc(x.groups[c], func(a, b Group) int { return cmpString(a.Node, b.Node) })
 	}
+	d := <-delaysBuilt
+	if d.err != nil {
+		return nil, d.err
+	}
+	x.delays = d.table
 	return x, nil
 }
 
