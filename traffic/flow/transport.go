@@ -18,7 +18,8 @@ type Lane struct {
 // The problem has no capacities, and without a source and a sink the
 // simplex needs about a tenth of MinCostFlow's pivots for it; the lanes go
 // straight into the simplex, without a Network's residual twins to build
-// and copy. Supplies and demands must be finite, non-negative and
+// and copy, and pricing starts on each end's cheapest lanes (core.go).
+// Supplies and demands must be finite, non-negative and
 // sum to the same total; costs must be non-negative; ErrInfeasible means the
 // lanes cannot carry every supply.
 func Transport(supplies, demands []float64, lanes []Lane) (flows []float64, cost float64, err error) {
