@@ -138,29 +138,15 @@ func TestMinCostFlowMatchesLP(t *testing.T) {
 		nu, nv := 1+rng.IntN(4), 1+rng.IntN(4)
 		supply := randomSimplex(rng, nu)
 		demand := randomSimplex(rng, nv)
-		type link struct {
-			u, v int
-			cost float64
-		}
-		var links []link
+		var links []Lane
 		for u := range nu {
 			for v := range nv {
 				if rng.Float64() < 0.8 || u == 0 || v == 0 { // every source and sink has a link via source 0 and sink 0: always feasible
-					links = append(links, link{u, v, math.Round(rng.Float64()*5000) / 100})
+					links = append(links, Lane{From: int32(u), To: int32(v), Cost: math.Round(rng.Float64()*5000) / 100})
 				}
 			}
 		}
-		g := NewNetwork(nu + nv + 2)
-		s, tt := nu+nv, nu+nv+1
-		for u, x := range supply {
-			g.AddArc(s, u, x, 0)
-		}
-		for v, x := range demand {
-			g.AddArc(nu+v, tt, x, 0)
-		}
-		for _, l := range links {
-			g.AddArc(l.u, nu+l.v, Inf, l.cost)
-		}
+		g, s, tt := throughSourceAndSink(supply, demand, links)
 		got, ourErr := g.MinCostFlow(s, tt, 1)
 		if ourErr != nil && !errors.Is(ourErr, ErrInfeasible) {
 			t.Fatalf("trial %d: %v", trial, ourErr)
@@ -175,10 +161,10 @@ func TestMinCostFlowMatchesLP(t *testing.T) {
 		copy(b, supply)
 		copy(b[nu:], demand[:nv-1])
 		for j, l := range links {
-			c[j] = l.cost
-			A.Set(l.u, j, 1)
-			if l.v < nv-1 {
-				A.Set(nu+l.v, j, 1)
+			c[j] = l.Cost
+			A.Set(int(l.From), j, 1)
+			if int(l.To) < nv-1 {
+				A.Set(nu+int(l.To), j, 1)
 			}
 		}
 		want, _, err := lp.Simplex(c, A, b, 1e-12, nil)
@@ -276,4 +262,23 @@ func TestMaxFlowUnboundedPath(t *testing.T) {
 	if got := g.MaxFlow(0, 2); !math.IsInf(got, 1) {
 		t.Errorf("MaxFlow = %v, want +Inf", got)
 	}
+}
+
+// throughSourceAndSink is a transportation problem as MinCostFlow takes it:
+// a source feeding every supply, every demand feeding a sink, and each lane
+// an uncapacitated arc.
+func throughSourceAndSink(supply, demand []float64, lanes []Lane) (g *Network, s, t int) {
+	nu, nv := len(supply), len(demand)
+	g = NewNetwork(nu + nv + 2)
+	s, t = nu+nv, nu+nv+1
+	for u, x := range supply {
+		g.AddArc(s, u, x, 0)
+	}
+	for v, x := range demand {
+		g.AddArc(nu+v, t, x, 0)
+	}
+	for _, l := range lanes {
+		g.AddArc(int(l.From), nu+int(l.To), Inf, l.Cost)
+	}
+	return g, s, t
 }

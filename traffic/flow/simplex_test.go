@@ -235,17 +235,7 @@ func normalise(x []float64) {
 func checkTransport(t *testing.T, name string, supply, demand []float64, lanes []Lane) (infeasible bool) {
 	t.Helper()
 	nu, nv := len(supply), len(demand)
-	st := NewNetwork(nu + nv + 2)
-	s, tt := nu+nv, nu+nv+1
-	for u, x := range supply {
-		st.AddArc(s, u, x, 0)
-	}
-	for v, x := range demand {
-		st.AddArc(nu+v, tt, x, 0)
-	}
-	for _, l := range lanes {
-		st.AddArc(int(l.From), nu+int(l.To), Inf, l.Cost)
-	}
+	st, s, tt := throughSourceAndSink(supply, demand, lanes)
 	flows, got, err := Transport(supply, demand, lanes)
 	want, oracleErr := st.minCostFlowSSP(s, tt, 1)
 	if errors.Is(oracleErr, ErrInfeasible) {
