@@ -3,8 +3,13 @@ package promvector
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,8 +23,9 @@ import (
 // TestQueryMatchesClient asks a real Prometheus the collector's kinds of
 // queries over series whose label values need escaping, and compares
 // every sample Query reads with what the general client reads from the
-// same server at the same time; a bad query and a range-vector answer
-// come back as errors that say so.
+// same server at the same time; through a gateway that refuses POST the
+// query goes again as a GET; a bad query and a range-vector answer come
+// back as errors that say so.
 func TestQueryMatchesClient(t *testing.T) {
 	if _, err := promtest.Binary(); err != nil {
 		if promtest.Required() {
@@ -36,7 +42,7 @@ func TestQueryMatchesClient(t *testing.T) {
 		)
 	}
 	series = append(series, promtest.Series{Name: "requests_total", Labels: `namespace="ns0"`, Rate: 7})
-	prom, stop, err := promtest.StartWithExporter(t.TempDir(), promtest.NewExporter(series), time.Second, `requests_total`, 2*(len(odd)+1))
+	prom, stop, err := promtest.StartWithExporter(t.TempDir(), promtest.NewExporter(series), time.Second, `requests_total`, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +88,35 @@ func TestQueryMatchesClient(t *testing.T) {
 			t.Errorf("%s:\n Query reads   %v\n client reads %v (want %d samples)", c.query, got, want, c.want)
 		}
 	}
+	// Behind a gateway that refuses POST, the query goes again as a GET.
+	target, err := url.Parse(prom.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var posts, gets atomic.Int32
+	forward := httputil.NewSingleHostReverseProxy(target)
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+			http.Error(w, "POST not allowed here", http.StatusMethodNotAllowed)
+			return
+		}
+		gets.Add(1)
+		forward.ServeHTTP(w, r)
+	}))
+	defer gateway.Close()
+	behind, err := api.NewClient(api.Config{Address: gateway.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := Query(ctx, behind, `sum by (namespace, pod) (rate(requests_total[30s]))`, at, 10*time.Second, []string{"pod"}, func([]string, float64) { n++ }); err != nil || n != len(odd)+1 {
+		t.Errorf("through a gateway refusing POST: %d samples, %v; want %d", n, err, len(odd)+1)
+	}
+	if posts.Load() != 1 || gets.Load() != 1 {
+		t.Errorf("the gateway saw %d POSTs and %d GETs, want one of each", posts.Load(), gets.Load())
+	}
+
 	for _, c := range []struct{ query, want string }{
 		{`sum(`, "bad_data"},
 		{`requests_total[1m]`, "not an instant vector"},
