@@ -1,6 +1,9 @@
 package flow
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // A transportation problem between a hundred upstream and a hundred
 // downstream nodes has ten thousand lanes, and an optimal flow uses at most
@@ -16,14 +19,15 @@ import "math"
 // a candidate list in network simplex codes).
 const coreLanesPerEnd = 8
 
-// loadLanes fills the simplex's real arcs from the lanes, core lanes first
-// and each part in lane order, records which lane every arc is (laneOf),
-// and sets pricing to the core. When no end has more than coreLanesPerEnd
-// lanes, every lane is in the core, in lane order. The lanes must have been
-// checked to join existing supplies and demands.
-func (ns *simplex) loadLanes(nu int, lanes []Lane) {
+// loadLanes checks the lanes, fills the simplex's real arcs with the core
+// lanes (in lane order, laneOf recording which lane each arc is) and sets
+// pricing to them; the other lanes stay in the lane list until priceRest
+// brings one in. When no end has more than coreLanesPerEnd lanes, every
+// lane is in the core. nu is the number of supplies; the simplex must have
+// been sized for the supplies, the demands and every lane.
+func (ns *simplex) loadLanes(nu int, lanes []Lane) error {
 	const k = coreLanesPerEnd
-	ends := ns.n
+	ends, nv := ns.n, ns.n-nu
 	// Each end keeps its k cheapest lanes sorted by cost, and the cost a
 	// lane must beat to join them (+Inf until it holds k): most lanes are
 	// turned away by that one comparison. A lane costing the same as a
@@ -52,8 +56,16 @@ func (ns *simplex) loadLanes(nu int, lanes []Lane) {
 			bar[end] = bestCost[k-1]
 		}
 	}
+	ns.maxCost = 0
 	for l, lane := range lanes {
+		if lane.From < 0 || int(lane.From) >= nu || lane.To < 0 || int(lane.To) >= nv {
+			return fmt.Errorf("lane %d runs %d → %d, outside %d supplies and %d demands", l, lane.From, lane.To, nu, nv)
+		}
 		c := lane.Cost
+		if !(c >= 0) || math.IsInf(c, 1) {
+			return fmt.Errorf("lane %d costs %v: %w", l, c, ErrNegativeCost)
+		}
+		ns.maxCost = max(ns.maxCost, c)
 		if u := int(lane.From); c < bar[u] {
 			keep(u, int32(l), c)
 		}
@@ -62,58 +74,45 @@ func (ns *simplex) loadLanes(nu int, lanes []Lane) {
 		}
 	}
 	ns.inCore = resize(ns.inCore, len(lanes))
-	core := 0
 	for end := range ends {
 		for _, l := range cheapest[end*k : end*k+int(held[end])] {
-			if !ns.inCore[l] {
-				ns.inCore[l] = true
-				core++
-			}
+			ns.inCore[l] = true
 		}
 	}
-	// One pass: core lanes from the front, the others after them, each
-	// part in lane order.
-	ns.laneOf = resize(ns.laneOf, len(lanes))
-	inCore, rest := 0, core
+	ns.laneOf = grow(ns.laneOf, len(lanes))
+	ns.priced = 0
 	for l, lane := range lanes {
-		arc := &rest
 		if ns.inCore[l] {
-			arc = &inCore
+			ns.addLane(nu, int32(l), lane)
 		}
-		a := *arc
-		*arc++
-		ns.laneOf[a] = int32(l)
-		ns.src[a], ns.dst[a] = lane.From, int32(nu)+lane.To
-		ns.capacity[a], ns.cost[a] = Inf, lane.Cost
 	}
-	ns.priced = core
+	return nil
 }
 
-// priceRest prices the arcs outside the core against the current
-// potentials and moves those whose entry would lower the cost into it. It
-// reports whether any moved. Arcs outside the core have never entered the
-// tree, so they sit at their lower bound with no flow, and swapping two of
-// them changes nothing the tree refers to.
-func (ns *simplex) priceRest() bool {
+// addLane makes a lane the next priced arc, at its lower bound with no flow.
+func (ns *simplex) addLane(nu int, l int32, lane Lane) {
+	a := ns.priced
+	ns.laneOf[a] = l
+	ns.src[a], ns.dst[a] = lane.From, int32(nu)+lane.To
+	ns.capacity[a], ns.cost[a] = Inf, lane.Cost
+	ns.state[a], ns.flow[a] = atLower, 0
+	ns.priced++
+}
+
+// priceRest prices the lanes outside the core against the current
+// potentials and brings those whose entry would lower the cost into it. It
+// reports whether any came.
+func (ns *simplex) priceRest(nu int, lanes []Lane) bool {
 	moved := false
-	for e := ns.priced; e < ns.m; e++ {
-		if ns.cost[e]+ns.pi[ns.src[e]]-ns.pi[ns.dst[e]] < -ns.costEps {
-			ns.swapArcs(e, ns.priced)
-			ns.priced++
+	for l, lane := range lanes {
+		if ns.inCore[l] {
+			continue
+		}
+		if lane.Cost+ns.pi[lane.From]-ns.pi[nu+int(lane.To)] < -ns.costEps {
+			ns.inCore[l] = true
+			ns.addLane(nu, int32(l), lane)
 			moved = true
 		}
 	}
 	return moved
-}
-
-// swapArcs exchanges two real arcs that are both outside the tree with no flow.
-func (ns *simplex) swapArcs(a, b int) {
-	if a == b {
-		return
-	}
-	ns.src[a], ns.src[b] = ns.src[b], ns.src[a]
-	ns.dst[a], ns.dst[b] = ns.dst[b], ns.dst[a]
-	ns.capacity[a], ns.capacity[b] = ns.capacity[b], ns.capacity[a]
-	ns.cost[a], ns.cost[b] = ns.cost[b], ns.cost[a]
-	ns.laneOf[a], ns.laneOf[b] = ns.laneOf[b], ns.laneOf[a]
 }

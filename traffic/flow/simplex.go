@@ -110,6 +110,10 @@ type simplex struct {
 	cheapestCost, bar []float64
 	inCore            []bool
 
+	// maxCost is the largest real arc's cost: artificial arcs cost more
+	// than any path of real arcs.
+	maxCost float64
+
 	costEps  float64
 	block    int
 	nextScan int
@@ -119,10 +123,12 @@ func newSimplex(g *Network, supplies []float64) *simplex {
 	n, m := g.nodes, len(g.arcs)/2
 	ns := workspaces.Get().(*simplex)
 	ns.size(n, m)
+	ns.maxCost = 0
 	for k := range m {
 		a, twin := g.arcs[2*k], g.arcs[2*k+1]
 		ns.src[k], ns.dst[k] = int32(twin.to), int32(a.to)
 		ns.capacity[k], ns.cost[k] = a.original, a.cost
+		ns.maxCost = max(ns.maxCost, a.cost)
 	}
 	ns.start(supplies)
 	return ns
@@ -138,16 +144,27 @@ var workspaces = sync.Pool{New: func() any { return new(simplex) }}
 func (ns *simplex) release() { workspaces.Put(ns) }
 
 // size makes room for n nodes and m real arcs (plus one artificial arc per
-// node), reusing the arrays when they are large enough.
+// node), reusing the arrays when they are large enough. Flows start at
+// zero; an arc's ends, capacity, cost and state are its loader's and
+// start's to write.
 func (ns *simplex) size(n, m int) {
 	ns.n, ns.m, ns.priced = n, m, m
-	ns.src, ns.dst = resize(ns.src, m+n), resize(ns.dst, m+n)
-	ns.capacity, ns.cost, ns.flow = resize(ns.capacity, m+n), resize(ns.cost, m+n), resize(ns.flow, m+n)
-	ns.state = resize(ns.state, m+n)
+	ns.src, ns.dst = grow(ns.src, m+n), grow(ns.dst, m+n)
+	ns.capacity, ns.cost, ns.flow = grow(ns.capacity, m+n), grow(ns.cost, m+n), resize(ns.flow, m+n)
+	ns.state = grow(ns.state, m+n)
 	ns.pi, ns.parent, ns.pred = resize(ns.pi, n+1), resize(ns.parent, n+1), resize(ns.pred, n+1)
 	ns.up, ns.depth = resize(ns.up, n+1), resize(ns.depth, n+1)
 	ns.child, ns.next, ns.prev = resize(ns.child, n+1), resize(ns.next, n+1), resize(ns.prev, n+1)
 	ns.nextScan = 0
+}
+
+// grow returns s with length n, reusing its array when it can; the
+// elements are left as they were.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // resize returns s with length n, zeroed, reusing its array when it can.
@@ -160,17 +177,17 @@ func resize[T any](s []T, n int) []T {
 	return s
 }
 
-// start sets every real arc at its lower bound and builds the initial tree
-// of artificial arcs; src, dst, capacity and cost of the m real arcs must be
-// filled.
+// start sets every priced arc at its lower bound and builds the initial
+// tree of artificial arcs; src, dst, capacity and cost of the priced arcs
+// must be filled, and maxCost set to the largest cost of any real arc,
+// priced or not.
 func (ns *simplex) start(supplies []float64) {
 	n, m := ns.n, ns.m
 	root := n
-	maxCost := 0.0
-	for k := range m {
+	for k := range ns.priced {
 		ns.state[k] = atLower
-		maxCost = max(maxCost, ns.cost[k])
 	}
+	maxCost := ns.maxCost
 	// An artificial arc costs more than any path of real arcs, so the
 	// optimum uses one only when no real path is left.
 	artificial := (maxCost + 1) * float64(n)
@@ -189,6 +206,7 @@ func (ns *simplex) start(supplies []float64) {
 		// feasible (any node can push flow to the root).
 		if supply >= 0 {
 			ns.src[e], ns.dst[e], ns.flow[e], ns.up[u] = int32(u), int32(root), supply, true
+			ns.cost[e] = 0
 		} else {
 			ns.src[e], ns.dst[e], ns.flow[e], ns.up[u] = int32(root), int32(u), -supply, false
 			ns.cost[e], ns.pi[u] = artificial, artificial

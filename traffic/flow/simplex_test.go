@@ -205,7 +205,9 @@ func TestTransportCoreMatchesEveryLane(t *testing.T) {
 		}
 		ns := new(simplex)
 		ns.size(nu+nv, len(lanes))
-		ns.loadLanes(nu, lanes)
+		if err := ns.loadLanes(nu, lanes); err != nil {
+			t.Fatal(err)
+		}
 		if ns.priced < len(lanes) {
 			restricted++
 		}

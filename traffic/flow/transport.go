@@ -60,15 +60,9 @@ func TransportInto(flows, supplies, demands []float64, lanes []Lane) (cost float
 	ns := workspaces.Get().(*simplex)
 	defer ns.release()
 	ns.size(nu+nv, len(lanes))
-	for k, l := range lanes {
-		if l.From < 0 || int(l.From) >= nu || l.To < 0 || int(l.To) >= nv {
-			return 0, fmt.Errorf("lane %d runs %d → %d, outside %d supplies and %d demands", k, l.From, l.To, nu, nv)
-		}
-		if !(l.Cost >= 0) || math.IsInf(l.Cost, 1) {
-			return 0, fmt.Errorf("lane %d costs %v: %w", k, l.Cost, ErrNegativeCost)
-		}
+	if err := ns.loadLanes(nu, lanes); err != nil {
+		return 0, err
 	}
-	ns.loadLanes(nu, lanes)
 	balance := append(ns.balance[:0], supplies...)
 	for _, d := range demands {
 		balance = append(balance, -d)
@@ -77,13 +71,14 @@ func TransportInto(flows, supplies, demands []float64, lanes []Lane) (cost float
 	ns.start(balance)
 	ns.crash(balance)
 	ns.solve()
-	for ns.priceRest() {
+	for ns.priceRest(nu, lanes) {
 		ns.solve()
 	}
 	if ns.infeasible(scale / 2) {
 		return 0, ErrInfeasible
 	}
-	for k := range lanes {
+	clear(flows)
+	for k := range ns.priced {
 		flows[ns.laneOf[k]] = max(ns.flow[k], 0)
 	}
 	// Summed in lane order, so the cost does not depend on which lanes
