@@ -1,6 +1,7 @@
 package ntam
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -39,8 +40,10 @@ type Problem struct {
 type Solution struct {
 	// Sources holds each upstream node's fractions per downstream node.
 	Sources []traffic.Source
-	// SlowLinks are the links k-means classified slow; RemovedLinks the
-	// ones dropped while every group's share stayed deliverable.
+	// SlowLinks are the links k-means classified slow, supply by supply;
+	// RemovedLinks the ones dropped while every group's share stayed
+	// deliverable: all of them, or, when some had to stay, the slowest
+	// first.
 	SlowLinks, RemovedLinks []traffic.Link
 	// Cost is Σ flow × delay in milliseconds.
 	Cost float64
@@ -95,23 +98,26 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	// can be routed without every slow link, both of HEART's rules (all
 	// together when few, one at a time otherwise) remove them all, and that
 	// routing is the answer. Infeasibility is rare, and only then does the
-	// filter run its max-flow checks.
-	removed := len(slow)
+	// filter order the slow links and run its max-flow checks.
 	err := ws.route(p, links, ws.dropMask(len(links.delay), slow), &sol)
 	if errors.Is(err, flow.ErrInfeasible) {
-		removed = largestRemovable(p, links, slow)
-		if removed < len(slow) {
-			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-removed))
+		slowest := slowestFirst(links, slow)
+		removed := largestRemovable(p, links, slowest)
+		if removed < len(slowest) {
+			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slowest)-removed))
 		}
-		err = ws.route(p, links, ws.dropMask(len(links.delay), slow[:removed]), &sol)
+		if err = ws.route(p, links, ws.dropMask(len(links.delay), slowest[:removed]), &sol); err != nil {
+			return Solution{}, err
+		}
+		for _, k := range slowest[:removed] {
+			sol.RemovedLinks = append(sol.RemovedLinks, links.link(p, k))
+		}
+		return sol, nil
 	}
 	if err != nil {
 		return Solution{}, err
 	}
-	if removed > 0 {
-		// SlowLinks lists slow in order, so the removed ones are its first.
-		sol.RemovedLinks = sol.SlowLinks[:removed:removed]
-	}
+	sol.RemovedLinks = sol.SlowLinks
 	return sol, nil
 }
 
@@ -124,7 +130,6 @@ type scratch struct {
 	demandAt map[string]int32
 	delays   []float64
 	slow     []int
-	ordered  []slowLink
 	dropped  []bool
 	lanes    []flow.Lane
 	amounts  []float64
@@ -226,15 +231,9 @@ func (ws *scratch) buildLinks(p Problem, sol *Solution) *links {
 	return ls
 }
 
-// slowLink is a slow link's delay and number, sorted by both.
-type slowLink struct {
-	delay float64
-	k     int
-}
-
 // slowLinks classifies the inter-node links by two-means on their delays
-// and returns the slow cluster's link numbers, slowest first (ties in link
-// order), recording them in the solution.
+// and returns the slow cluster's link numbers in link order, recording
+// them in the solution.
 func (ws *scratch) slowLinks(p Problem, ls *links, sol *Solution) []int {
 	nv := ls.nv
 	interDelays := ws.delays[:0]
@@ -252,33 +251,34 @@ func (ws *scratch) slowLinks(p Problem, ls *links, sol *Solution) []int {
 	if !ok {
 		return nil
 	}
-	ordered := ws.ordered[:0]
+	slow := ws.slow[:0]
 	for i := range ls.nu {
 		row, local := ls.delay[i*nv:(i+1)*nv], int(ls.local[i])
 		for j, d := range row {
 			if d >= cut && j != local {
-				ordered = append(ordered, slowLink{d, i*nv + j})
+				slow = append(slow, i*nv+j)
 			}
 		}
 	}
-	ws.ordered = ordered
-	slices.SortFunc(ordered, func(a, b slowLink) int {
-		if a.delay != b.delay {
-			if a.delay > b.delay {
-				return -1
-			}
-			return 1
-		}
-		return a.k - b.k
-	})
-	slow := grow(ws.slow, len(ordered))
 	ws.slow = slow
-	sol.SlowLinks = make([]traffic.Link, len(ordered))
-	for n, l := range ordered {
-		slow[n] = l.k
-		sol.SlowLinks[n] = traffic.Link{From: p.Supplies[l.k/nv].Node, To: p.Demands[l.k%nv].Node, DelayMs: l.delay}
+	sol.SlowLinks = make([]traffic.Link, len(slow))
+	for n, k := range slow {
+		sol.SlowLinks[n] = ls.link(p, k)
 	}
 	return slow
+}
+
+// slowestFirst returns the slow links ordered by delay, largest first,
+// ties in link order: the order in which largestRemovable tries them.
+func slowestFirst(ls *links, slow []int) []int {
+	out := slices.Clone(slow)
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(ls.delay[b], ls.delay[a]) })
+	return out
+}
+
+// link is link k as the solution reports it.
+func (ls *links) link(p Problem, k int) traffic.Link {
+	return traffic.Link{From: p.Supplies[k/ls.nv].Node, To: p.Demands[k%ls.nv].Node, DelayMs: ls.delay[k]}
 }
 
 // dropMask marks the n links indexed by drop; nil when none is.
