@@ -150,24 +150,11 @@ func (x *Index) Delay(from, to string) (float64, bool) {
 	return x.delays.lookup(x.delays.id(from), x.delays.id(to))
 }
 
-// DelaysBetween returns the delay from from[i] to to[j] by position, with
-// each name resolved once: the form NTAM's problems take, called once per
-// link of every component each cycle.
-func (x *Index) DelaysBetween(from, to []Amount) func(i, j int) (float64, bool) {
-	fromIDs, toIDs := make([]int32, len(from)), make([]int32, len(to))
-	for i, a := range from {
-		fromIDs[i] = x.delays.id(a.Node)
-	}
-	for j, a := range to {
-		toIDs[j] = x.delays.id(a.Node)
-	}
-	return func(i, j int) (float64, bool) { return x.delays.lookup(fromIDs[i], toIDs[j]) }
-}
-
 // DelayMatrix writes the delay from from[i] to to[j] at dst[i×len(to)+j],
-// NaN where unmeasured, as DelaysBetween reports them, reusing dst's array
-// when it is large enough. It is DelaysBetween for every pair at once,
-// a row of the dense table at a time, without a call per pair.
+// NaN where unmeasured (as Delay reports them), reusing dst's array when it
+// is large enough: each name is resolved once, and the dense table is read
+// a row at a time, the form NTAM's problems take for every link of every
+// component each cycle.
 func (x *Index) DelayMatrix(dst []float64, from, to []Amount) []float64 {
 	n := len(from) * len(to)
 	if cap(dst) < n {

@@ -45,17 +45,14 @@ type Server struct {
 	exited         chan struct{}
 }
 
-// Start writes a configuration that scrapes targets (host:port) every
-// scrapeInterval and starts Prometheus on a free loopback port with its
-// storage in dir. It returns once /-/ready answers.
-func Start(dir string, targets []string, scrapeInterval time.Duration) (*Server, error) {
-	return StartWithRules(dir, targets, scrapeInterval, "")
-}
+// rulesFile is the rules file every configuration loads: no groups until
+// LoadRules writes some.
+const rulesFile = "rules.yml"
 
-// StartWithRules is Start with a rules file (Prometheus' own format, not
-// a PrometheusRule object) loaded and evaluated every scrapeInterval; no
-// rules when it is "".
-func StartWithRules(dir string, targets []string, scrapeInterval time.Duration, rules string) (*Server, error) {
+// Start writes a configuration that scrapes targets (host:port) and
+// evaluates rules every scrapeInterval and starts Prometheus on a free
+// loopback port with its storage in dir. It returns once /-/ready answers.
+func Start(dir string, targets []string, scrapeInterval time.Duration) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, fmt.Errorf("prometheus binary not found (apt-get install prometheus, or set PROMETHEUS_BIN): %w", err)
@@ -77,12 +74,10 @@ scrape_configs:
     scrape_timeout: %s
     static_configs:
       - targets: [%s]
-`, scrapeInterval, scrapeInterval, scrapeInterval, scrapeInterval, strings.Join(quoted, ", "))
-	if rules != "" {
-		if err := os.WriteFile(filepath.Join(dir, "rules.yml"), []byte(rules), 0o644); err != nil {
-			return nil, err
-		}
-		cfg += "rule_files: [rules.yml]\n"
+rule_files: [%s]
+`, scrapeInterval, scrapeInterval, scrapeInterval, scrapeInterval, strings.Join(quoted, ", "), rulesFile)
+	if err := os.WriteFile(filepath.Join(dir, rulesFile), []byte("groups: []\n"), 0o644); err != nil {
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		return nil, err
@@ -191,21 +186,11 @@ func (s *Server) CPUSeconds() (float64, error) {
 	return 0, errors.New("prometheus reports no process_cpu_seconds_total")
 }
 
-// LoadRules writes a rules file (Prometheus' own format) and has the
-// running server reload its configuration with it.
+// LoadRules replaces the rules (Prometheus' own rules-file format, not a
+// PrometheusRule object) and has the running server reload them.
 func (s *Server) LoadRules(rules string) error {
-	if err := os.WriteFile(filepath.Join(s.dir, "rules.yml"), []byte(rules), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.dir, rulesFile), []byte(rules), 0o644); err != nil {
 		return err
-	}
-	cfgPath := filepath.Join(s.dir, "prometheus.yml")
-	cfg, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return err
-	}
-	if !strings.Contains(string(cfg), "rule_files:") {
-		if err := os.WriteFile(cfgPath, append(cfg, "rule_files: [rules.yml]\n"...), 0o644); err != nil {
-			return err
-		}
 	}
 	resp, err := http.Post(s.URL+"/-/reload", "", nil)
 	if err != nil {
@@ -243,14 +228,8 @@ func (s *Server) WaitForSamples(selector string, n int, timeout time.Duration) e
 // every scrapeInterval, and waits until waitSelector has minSamples samples.
 // The returned stop function stops both.
 func StartWithExporter(dir string, exp http.Handler, scrapeInterval time.Duration, waitSelector string, minSamples int) (*Server, func(), error) {
-	return StartWithExporterRules(dir, exp, scrapeInterval, "", waitSelector, minSamples)
-}
-
-// StartWithExporterRules is StartWithExporter with a rules file, as
-// StartWithRules loads it.
-func StartWithExporterRules(dir string, exp http.Handler, scrapeInterval time.Duration, rules, waitSelector string, minSamples int) (*Server, func(), error) {
 	ts := httptest.NewServer(exp)
-	s, err := StartWithRules(dir, []string{strings.TrimPrefix(ts.URL, "http://")}, scrapeInterval, rules)
+	s, err := Start(dir, []string{strings.TrimPrefix(ts.URL, "http://")}, scrapeInterval)
 	if err != nil {
 		ts.Close()
 		return nil, nil, err

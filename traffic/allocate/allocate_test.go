@@ -157,7 +157,7 @@ func TestLATAAgreesWithGroupedMinCost(t *testing.T) {
 			}
 			cfg := ntam.DefaultConfig()
 			cfg.DisableFilter = true
-			sol, err := ntam.Solve(cfg, ntam.Problem{Supplies: x.Supplies(r.Component), Demands: demands, Delay: x.DelaysBetween(x.Supplies(r.Component), demands)})
+			sol, err := ntam.Solve(cfg, ntam.Problem{Supplies: x.Supplies(r.Component), Demands: demands, Delays: x.DelayMatrix(nil, x.Supplies(r.Component), demands)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -109,10 +109,10 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	for i, g := range groups {
 		at[i].Node = g.Node
 	}
-	delay := x.DelaysBetween(supplies, at)
+	delays := x.DelayMatrix(nil, supplies, at)
 	for k, s := range supplies {
 		for i := range groups {
-			if d, ok := delay(k, i); ok {
+			if d := delays[k*len(groups)+i]; !math.IsNaN(d) {
 				spread += s.Value * groupCapacity[i] / capacity * d
 			}
 		}

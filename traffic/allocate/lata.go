@@ -3,6 +3,7 @@ package allocate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/artt-dev/artt/traffic"
@@ -100,10 +101,8 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 		}
 	}
 	ws.lanes = lanes
-	if cap(ws.flows) < len(lanes) {
-		ws.flows = make([]float64, len(lanes))
-	}
-	flows := ws.flows[:len(lanes)]
+	ws.flows = slices.Grow(ws.flows[:0], len(lanes))[:len(lanes)]
+	flows := ws.flows
 	if _, err := flow.TransportInto(flows, supply, demand, lanes); err != nil {
 		return traffic.Route{}, false, fmt.Errorf("LATA min-cost flow: %w", err)
 	}

@@ -1,7 +1,6 @@
 package allocate
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 
@@ -40,9 +39,6 @@ func newSolutionMemo() *solutionMemo {
 // when the problem is the one last solved. The problem must carry its
 // Delays, which the memo keeps: the caller must not change them after.
 func (m *solutionMemo) solve(component string, cfg ntam.Config, p ntam.Problem) (ntam.Solution, error) {
-	if p.Delays == nil {
-		return ntam.Solution{}, fmt.Errorf("component %s: the memo compares problems by their Delays, and this one has none", component)
-	}
 	delays := p.Delays
 	m.mu.Lock()
 	e, ok := m.last[component]

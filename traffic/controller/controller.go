@@ -382,7 +382,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			mu.Lock()
 			results[res]++
 			mu.Unlock()
-			logArgs := []any{"component", r.Component, "destinationRule", t.namespace + "/" + t.name, "result", res, "groups", groupSummary(r), "leftToEnvoy", r.Envoy}
+			logArgs := []any{"component", r.Component, "destinationRule", t.key(), "result", res, "groups", groupSummary(r), "leftToEnvoy", r.Envoy}
 			if len(r.RemovedLinks) > 0 {
 				logArgs = append(logArgs, "removedLinks", len(r.RemovedLinks))
 			}

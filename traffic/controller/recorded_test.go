@@ -66,11 +66,17 @@ func TestRecordedCollectionMatchesQueries(t *testing.T) {
 			promtest.Series{Name: "istio_request_duration_milliseconds_bucket", Labels: id + `,le="+Inf"`, Rate: rps},
 		)
 	}
-	prom, stop, err := promtest.StartWithExporterRules(t.TempDir(), promtest.NewExporter(series), time.Second, file, "artt:pod_latency_p95_milliseconds:rate1m", 3)
+	prom, stop, err := promtest.StartWithExporter(t.TempDir(), promtest.NewExporter(series), time.Second, "istio_request_duration_milliseconds_bucket", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
+	if err := prom.LoadRules(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := prom.WaitForSamples(RecordedQueries().Latency, 3, time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	client, err := api.NewClient(api.Config{Address: prom.URL})
 	if err != nil {
 		t.Fatal(err)

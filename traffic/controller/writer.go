@@ -42,6 +42,9 @@ type target struct {
 	own             bool
 }
 
+// key names the rule as namespace/name.
+func (t target) key() string { return t.namespace + "/" + t.name }
+
 // ruleName is the name of the DestinationRule ARTT creates for a workload.
 func ruleName(workload string) string { return "artt-" + workload }
 
@@ -140,7 +143,7 @@ func (w *writer) lastApplied(key string) string {
 // changes reports whether the rule's content differs from what was last
 // written, so that write would apply it.
 func (w *writer) changes(t target, c component, ds []istio.Distribute, enabled bool) bool {
-	return w.lastApplied(t.namespace+"/"+t.name) != fingerprint(t, c, ds, enabled)
+	return w.lastApplied(t.key()) != fingerprint(t, c, ds, enabled)
 }
 
 // write validates and applies one rule. A field-manager conflict is
@@ -151,7 +154,7 @@ func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Di
 		return failed, fmt.Errorf("refusing to write %s/%s, Istio would reject it: %w", t.namespace, t.name, err)
 	}
 	fp := fingerprint(t, c, ds, enabled)
-	key := t.namespace + "/" + t.name
+	key := t.key()
 	if w.lastApplied(key) == fp {
 		return unchanged, nil
 	}

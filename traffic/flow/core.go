@@ -35,8 +35,8 @@ func (ns *simplex) loadLanes(nu int, lanes []Lane) error {
 	ns.cheapest = resize(ns.cheapest, ends*k)
 	ns.cheapestCost = resize(ns.cheapestCost, ends*k)
 	ns.bar = resize(ns.bar, ends)
-	ns.tailFill = resize(ns.tailFill, ends) // how many of cheapest each end holds
-	cheapest, costs, bar, held := ns.cheapest, ns.cheapestCost, ns.bar, ns.tailFill
+	ns.held = resize(ns.held, ends) // how many of cheapest each end holds
+	cheapest, costs, bar, held := ns.cheapest, ns.cheapestCost, ns.bar, ns.held
 	for end := range bar {
 		bar[end] = math.Inf(1)
 	}

@@ -106,7 +106,7 @@ type simplex struct {
 	// laneOf is Transport's lane for each real arc, core lanes first;
 	// the others are its scratch for choosing them (core.go).
 	laneOf            []int32
-	cheapest          []int32
+	cheapest, held    []int32
 	cheapestCost, bar []float64
 	inCore            []bool
 

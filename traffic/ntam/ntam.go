@@ -27,12 +27,9 @@ type Problem struct {
 	Supplies []traffic.Amount
 	// Demands are the downstream groups' shares, summing to 1.
 	Demands []traffic.Amount
-	// Delay returns the measured delay from Supplies[i]'s node to
-	// Demands[j]'s, and false when that link is unmeasured.
-	Delay func(i, j int) (float64, bool)
-	// Delays, when not nil, holds the same for every link at once and
-	// Delay is not called: Delays[i×len(Demands)+j], NaN where unmeasured
-	// (traffic.Index.DelayMatrix writes it).
+	// Delays holds the measured delay from Supplies[i]'s node to
+	// Demands[j]'s at Delays[i×len(Demands)+j], NaN where that link is
+	// unmeasured (traffic.Index.DelayMatrix writes it).
 	Delays []float64
 }
 
@@ -76,11 +73,8 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	if err := checkAmounts("demands", p.Demands); err != nil {
 		return Solution{}, err
 	}
-	if p.Delays != nil && len(p.Delays) != len(p.Supplies)*len(p.Demands) {
+	if len(p.Delays) != len(p.Supplies)*len(p.Demands) {
 		return Solution{}, &traffic.FieldError{Field: "delays", Value: len(p.Delays), Reason: fmt.Sprintf("must hold %d × %d links", len(p.Supplies), len(p.Demands))}
-	}
-	if p.Delays == nil && p.Delay == nil {
-		return Solution{}, &traffic.FieldError{Field: "delay", Value: "nil", Reason: "a problem needs Delay or Delays"}
 	}
 	ws := scratches.Get().(*scratch)
 	defer scratches.Put(ws)
@@ -139,15 +133,6 @@ type scratch struct {
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
-// grow returns s with length n, reusing its array when it can; the
-// elements are left as they were.
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
-
 func checkAmounts(field string, as []traffic.Amount) error {
 	if len(as) == 0 {
 		return &traffic.FieldError{Field: field, Value: "[]", Reason: "must not be empty"}
@@ -173,20 +158,7 @@ func (ws *scratch) buildLinks(p Problem, sol *Solution) *links {
 	nu, nv := len(p.Supplies), len(p.Demands)
 	ls := &ws.links
 	ls.nu, ls.nv = nu, nv
-	ls.delay = grow(ls.delay, nu*nv)
-	if p.Delays != nil {
-		copy(ls.delay, p.Delays)
-	} else {
-		for i := range nu {
-			for j := range nv {
-				d, ok := p.Delay(i, j)
-				if !ok {
-					d = math.NaN()
-				}
-				ls.delay[i*nv+j] = d
-			}
-		}
-	}
+	ls.delay = append(ls.delay[:0], p.Delays...)
 	if ws.demandAt == nil {
 		ws.demandAt = make(map[string]int32)
 	}
@@ -194,7 +166,7 @@ func (ws *scratch) buildLinks(p Problem, sol *Solution) *links {
 	for j, d := range p.Demands {
 		ws.demandAt[d.Node] = int32(j)
 	}
-	ls.local = grow(ls.local, nu)
+	ls.local = slices.Grow(ls.local[:0], nu)[:nu]
 	for i, s := range p.Supplies {
 		ls.local[i] = -1
 		if j, ok := ws.demandAt[s.Node]; ok {
@@ -286,7 +258,7 @@ func (ws *scratch) dropMask(n int, drop []int) []bool {
 	if len(drop) == 0 {
 		return nil
 	}
-	dropped := grow(ws.dropped, n)
+	dropped := slices.Grow(ws.dropped[:0], n)[:n]
 	clear(dropped)
 	ws.dropped = dropped
 	for _, i := range drop {
@@ -387,16 +359,17 @@ func (ws *scratch) route(p Problem, links *links, dropped []bool, sol *Solution)
 		}
 	}
 	ws.lanes = lanes
-	ws.amounts = grow(ws.amounts, len(p.Supplies)+len(p.Demands))
-	supplies, demands := ws.amounts[:len(p.Supplies)], ws.amounts[len(p.Supplies):]
+	amounts := ws.amounts[:0]
+	for _, a := range p.Supplies {
+		amounts = append(amounts, a.Value)
+	}
 	scale := total(p.Supplies) / total(p.Demands)
-	for i, a := range p.Supplies {
-		supplies[i] = a.Value
+	for _, a := range p.Demands {
+		amounts = append(amounts, a.Value*scale)
 	}
-	for j, a := range p.Demands {
-		demands[j] = a.Value * scale
-	}
-	ws.flows = grow(ws.flows, len(lanes))
+	ws.amounts = amounts
+	supplies, demands := amounts[:len(p.Supplies)], amounts[len(p.Supplies):]
+	ws.flows = slices.Grow(ws.flows[:0], len(lanes))[:len(lanes)]
 	flows := ws.flows
 	cost, err := flow.TransportInto(flows, supplies, demands, lanes)
 	if errors.Is(err, flow.ErrInfeasible) {

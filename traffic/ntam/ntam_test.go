@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/artt-dev/artt/traffic"
@@ -41,10 +42,20 @@ func delays(m map[[2]string]float64) func(string, string) (float64, bool) {
 	}
 }
 
-// ByName adapts a delay lookup by node names to a Problem's Delay (the
-// allocators use traffic.Index.DelaysBetween).
-func ByName(supplies, demands []traffic.Amount, delay func(from, to string) (float64, bool)) func(i, j int) (float64, bool) {
-	return func(i, j int) (float64, bool) { return delay(supplies[i].Node, demands[j].Node) }
+// ByName makes a Problem's Delays from a delay lookup by node names (the
+// allocators use traffic.Index.DelayMatrix).
+func ByName(supplies, demands []traffic.Amount, delay func(from, to string) (float64, bool)) []float64 {
+	out := make([]float64, 0, len(supplies)*len(demands))
+	for _, s := range supplies {
+		for _, d := range demands {
+			ms, ok := delay(s.Node, d.Node)
+			if !ok {
+				ms = math.NaN()
+			}
+			out = append(out, ms)
+		}
+	}
+	return out
 }
 
 func amounts(kv ...any) []traffic.Amount {
@@ -77,7 +88,7 @@ func TestSlowLinkDroppedAndStrandingRefused(t *testing.T) {
 		{"B", "X"}: 0, {"B", "Y"}: 80,
 	})
 	sup, dem := amounts("A", 0.5, "B", 0.5), amounts("X", 0.5, "Y", 0.5)
-	p := Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, d)}
+	p := Problem{Supplies: sup, Demands: dem, Delays: ByName(sup, dem, d)}
 
 	noFilter := DefaultConfig()
 	noFilter.DisableFilter = true
@@ -127,7 +138,7 @@ func TestFewSlowLinksRemovedTogether(t *testing.T) {
 		sup = append(sup, traffic.Amount{Node: n, Value: 0.2})
 		dem = append(dem, traffic.Amount{Node: n, Value: 0.2})
 	}
-	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, delays(m))})
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delays: ByName(sup, dem, delays(m))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +153,7 @@ func TestFewSlowLinksRemovedTogether(t *testing.T) {
 func TestMissingDelaysCostTheWorstMeasured(t *testing.T) {
 	d := delays(map[[2]string]float64{{"A", "X"}: 5})
 	sup, dem := amounts("A", 1.0), amounts("X", 0.5, "Y", 0.5)
-	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, d)})
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delays: ByName(sup, dem, d)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,14 +171,19 @@ func TestSolveRejectsBadAmounts(t *testing.T) {
 		name string
 		p    Problem
 	}{
-		{"empty supplies", Problem{Demands: amounts("X", 1.0), Delay: ByName(nil, amounts("X", 1.0), d)}},
-		{"NaN demand", Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", math.NaN()), Delay: ByName(amounts("A", 1.0), amounts("X", math.NaN()), d)}},
-		{"not summing to 1", Problem{Supplies: amounts("A", 0.5), Demands: amounts("X", 1.0), Delay: ByName(amounts("A", 0.5), amounts("X", 1.0), d)}},
+		{"empty supplies", Problem{Demands: amounts("X", 1.0), Delays: ByName(nil, amounts("X", 1.0), d)}},
+		{"NaN demand", Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", math.NaN()), Delays: ByName(amounts("A", 1.0), amounts("X", math.NaN()), d)}},
+		{"not summing to 1", Problem{Supplies: amounts("A", 0.5), Demands: amounts("X", 1.0), Delays: ByName(amounts("A", 0.5), amounts("X", 1.0), d)}},
 	}
 	for _, tc := range cases {
 		if _, err := Solve(DefaultConfig(), tc.p); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+	// Delays for another shape of problem: the error names the field.
+	_, err := Solve(DefaultConfig(), Problem{Supplies: amounts("A", 1.0), Demands: amounts("X", 0.5, "Y", 0.5), Delays: []float64{1}})
+	if err == nil || !strings.Contains(err.Error(), "delays") || !strings.Contains(err.Error(), "1 × 2") {
+		t.Errorf("one delay for 1 × 2 links: error %v, want one naming delays and the shape", err)
 	}
 }
 
@@ -189,7 +205,7 @@ func TestSolveProperties(t *testing.T) {
 		}
 		sup := randomAmounts(rng, nodes, nu)
 		dem := randomAmounts(rng, nodes, nv)
-		p := Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, delays(m))}
+		p := Problem{Supplies: sup, Demands: dem, Delays: ByName(sup, dem, delays(m))}
 		sol, err := Solve(DefaultConfig(), p)
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
@@ -256,7 +272,11 @@ func BenchmarkSolve(b *testing.B) {
 			}
 		}
 	}
-	p := Problem{Supplies: sup, Demands: dem, Delay: func(i, j int) (float64, bool) { return delay[i][j], true }}
+	var delays []float64
+	for _, row := range delay {
+		delays = append(delays, row...)
+	}
+	p := Problem{Supplies: sup, Demands: dem, Delays: delays}
 	for _, filter := range []bool{true, false} {
 		b.Run(fmt.Sprintf("filter=%v", filter), func(b *testing.B) {
 			cfg := DefaultConfig()
@@ -375,7 +395,7 @@ func TestEqualDelaysAreRemovedTogetherOrNotAtAll(t *testing.T) {
 		{"B", "X"}: 90, {"B", "Y"}: 1.2,
 	})
 	sup, dem := amounts("A", 0.3, "B", 0.7), amounts("X", 0.5, "Y", 0.5)
-	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delay: ByName(sup, dem, d)})
+	sol, err := Solve(DefaultConfig(), Problem{Supplies: sup, Demands: dem, Delays: ByName(sup, dem, d)})
 	if err != nil {
 		t.Fatal(err)
 	}
