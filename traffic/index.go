@@ -284,13 +284,35 @@ func normalize(m map[string]float64) []Amount {
 }
 
 // Normalize scales amounts to sum 1, dropping non-positive ones; nil when
-// nothing is positive.
+// nothing is positive. Amounts for the same node are added, in input order,
+// and the result is sorted by node, as normalize's; a stable sort and one
+// merge pass do it without a map, since each of a cycle's thousands of
+// sources holds only a few amounts.
 func Normalize(as []Amount) []Amount {
-	m := make(map[string]float64, len(as))
+	out := make([]Amount, 0, len(as))
 	for _, a := range as {
 		if a.Value > 0 && !math.IsInf(a.Value, 0) {
-			m[a.Node] += a.Value
+			out = append(out, a)
 		}
 	}
-	return normalize(m)
+	slices.SortStableFunc(out, func(a, b Amount) int { return cmpString(a.Node, b.Node) })
+	merged := out[:0]
+	for _, a := range out {
+		if n := len(merged); n > 0 && merged[n-1].Node == a.Node {
+			merged[n-1].Value += a.Value
+			continue
+		}
+		merged = append(merged, a)
+	}
+	total := 0.0
+	for _, a := range merged {
+		total += a.Value
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil
+	}
+	for i := range merged {
+		merged[i].Value /= total
+	}
+	return merged
 }

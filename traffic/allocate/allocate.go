@@ -74,18 +74,9 @@ func eachDownstream(x *traffic.Index, parallelism int, route routeFunc) ([]traff
 	routes := make([]traffic.Route, len(downs))
 	oks := make([]bool, len(downs))
 	errs := make([]error, len(downs))
-	sem := make(chan struct{}, max(parallelism, 1))
-	var wg sync.WaitGroup
-	for i, d := range downs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			routes[i], oks[i], errs[i] = route(x, d)
-		}()
-	}
-	wg.Wait()
+	inParallel(len(downs), parallelism, func(i int) {
+		routes[i], oks[i], errs[i] = route(x, downs[i])
+	})
 	var out []traffic.Route
 	for i := range downs {
 		if errs[i] != nil {
@@ -96,6 +87,24 @@ func eachDownstream(x *traffic.Index, parallelism int, route routeFunc) ([]traff
 		}
 	}
 	return out, nil
+}
+
+// inParallel calls work(0) … work(n−1) on at most parallelism goroutines
+// and returns when every call has. Each call must write only its own
+// results.
+func inParallel(n, parallelism int, work func(i int)) {
+	sem := make(chan struct{}, max(parallelism, 1))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			work(i)
+		}()
+	}
+	wg.Wait()
 }
 
 // stateless wraps a policy that needs no memory between snapshots.

@@ -86,29 +86,46 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		supplies []traffic.Amount
 		route    traffic.Route // component, groups and notes, no sources yet
 	}
-	plans := make(map[string]plan)
-	for _, component := range x.Downstreams() {
-		groups, supplies, ok := problem(x, component)
-		if !ok {
-			continue
+	// Each component's estimator and tracker is fetched here, on one
+	// goroutine; the components are then planned in parallel, since none
+	// shares state with another.
+	downs := x.Downstreams()
+	estimators := make([]*forecast.ComponentEstimator, len(downs))
+	trackers := make([]*health.Tracker, len(downs))
+	for i, component := range downs {
+		estimators[i], trackers[i] = a.forecast.Get(component), a.health.Get(component)
+	}
+	planned := make([]plan, len(downs))
+	ok := make([]bool, len(downs))
+	inParallel(len(downs), a.opts.Parallelism, func(i int) {
+		component := downs[i]
+		groups, supplies, has := problem(x, component)
+		if !has {
+			return
 		}
-		estimates := a.forecast.Get(component).Estimate(groups, fresh)
+		estimates := estimators[i].Estimate(groups, fresh)
 		shares := make([]float64, len(groups))
-		for i, e := range estimates {
-			shares[i] = e.Share
+		for j, e := range estimates {
+			shares[j] = e.Share
 		}
-		weighted, states, note := applyHealth(a.health.Get(component), s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
+		weighted, states, note := applyHealth(trackers[i], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
 		r := traffic.Route{Component: component}
 		if note != "" {
 			r.Notes = append(r.Notes, note)
 		}
-		for i, g := range groups {
+		for j, g := range groups {
 			r.Groups = append(r.Groups, traffic.GroupShare{
-				Node: g.Node, Replicas: replicaNames(g), Share: weighted[i], Health: string(states[i]),
-				Basis: estimates[i].Basis, Forecasts: estimates[i].Forecasts,
+				Node: g.Node, Replicas: replicaNames(g), Share: weighted[j], Health: string(states[j]),
+				Basis: estimates[j].Basis, Forecasts: estimates[j].Forecasts,
 			})
 		}
-		plans[component] = plan{groups: groups, supplies: supplies, route: r}
+		planned[i], ok[i] = plan{groups: groups, supplies: supplies, route: r}, true
+	})
+	plans := make(map[string]plan, len(downs))
+	for i, component := range downs {
+		if ok[i] {
+			plans[component] = planned[i]
+		}
 	}
 	// Compare with the routing last handed out (Allocate's, or a Protect
 	// that changed it), not with every Protect call, so slow drifts add up.
@@ -187,11 +204,12 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 		}
 		changes[i] = tr.CostChange(g.Node, costs[i])
 	}
+	peerP95s, peerErrs, peerChanges := peerMedians(p95s), peerMedians(errs), peerMedians(changes)
 	total := 0.0
 	for i, g := range groups {
 		obs := health.Observation{
-			P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: medianExcept(p95s, i), PeerErrorRate: medianExcept(errs, i),
-			Utilization: groupUtilization(g), CostPerRequest: costs[i], PeerCostChange: medianExcept(changes, i),
+			P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: peerP95s[i], PeerErrorRate: peerErrs[i],
+			Utilization: groupUtilization(g), CostPerRequest: costs[i], PeerCostChange: peerChanges[i],
 		}
 		st := tr.Status(g.Node)
 		if fresh {
@@ -247,23 +265,49 @@ func groupHealthInputs(g traffic.Group) (p95, errRate float64) {
 	return p95, errRate
 }
 
-// medianExcept is the median of the finite values other than xs[skip]: a
-// group's peers. NaN when there are none.
-func medianExcept(xs []float64, skip int) float64 {
-	var v []float64
-	for i, x := range xs {
-		if i != skip && !math.IsNaN(x) {
-			v = append(v, x)
+// peerMedians is, for each value, the median of the finite values other
+// than it: each group's peers. NaN where there are none. One sort serves
+// every group: leaving one value out of a sorted list shifts the middle
+// by at most one place.
+func peerMedians(xs []float64) []float64 {
+	sorted := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sorted = append(sorted, x)
 		}
 	}
-	if len(v) == 0 {
-		return math.NaN()
+	slices.Sort(sorted)
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		gap := len(sorted) // no value left out: x is not among them
+		if !math.IsNaN(x) {
+			gap, _ = slices.BinarySearch(sorted, x)
+		}
+		out[i] = medianWithout(sorted, gap)
 	}
-	slices.Sort(v)
-	if n := len(v); n%2 == 1 {
-		return v[n/2]
-	} else {
-		return (v[n/2-1] + v[n/2]) / 2
+	return out
+}
+
+// medianWithout is the median of sorted without its element at gap (with
+// every element when gap is past the end); NaN when nothing is left.
+func medianWithout(sorted []float64, gap int) float64 {
+	n := len(sorted)
+	if gap < n {
+		n--
+	}
+	at := func(k int) float64 {
+		if k >= gap {
+			k++
+		}
+		return sorted[k]
+	}
+	switch {
+	case n == 0:
+		return math.NaN()
+	case n%2 == 1:
+		return at(n / 2)
+	default:
+		return (at(n/2-1) + at(n/2)) / 2
 	}
 }
 

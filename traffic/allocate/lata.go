@@ -30,22 +30,22 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 	if !ok {
 		return traffic.Route{}, false, nil
 	}
+	// Each replica is its node's index in supplies (upstream) or groups
+	// (downstream), and the amount it sends or receives.
 	type rep struct {
-		node   string
+		at     int
 		amount float64
 	}
-	var ups []rep
-	for _, s := range supplies {
-		var here int
-		for _, u := range x.Upstreams(component) {
-			for _, g := range x.Groups(u) {
-				if g.Node == s.Node {
-					here += len(g.Replicas)
-				}
-			}
+	here := make(map[string]int) // upstream replicas per node
+	for _, u := range x.Upstreams(component) {
+		for _, g := range x.Groups(u) {
+			here[g.Node] += len(g.Replicas)
 		}
-		for range here {
-			ups = append(ups, rep{s.Node, s.Value / float64(here)})
+	}
+	var ups []rep
+	for i, s := range supplies {
+		for range here[s.Node] {
+			ups = append(ups, rep{i, s.Value / float64(here[s.Node])})
 		}
 	}
 	var downs []rep
@@ -53,22 +53,10 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 	for _, g := range groups {
 		n += len(g.Replicas)
 	}
-	for _, g := range groups {
+	for j, g := range groups {
 		for range g.Replicas {
-			downs = append(downs, rep{g.Node, 1 / float64(n)})
+			downs = append(downs, rep{j, 1 / float64(n)})
 		}
-	}
-
-	worst, known := 0.0, false
-	for _, s := range supplies {
-		for _, g := range groups {
-			if d, ok := x.Delay(s.Node, g.Node); ok && s.Node != g.Node {
-				worst, known = max(worst, d), true
-			}
-		}
-	}
-	if !known {
-		worst = 1
 	}
 	nu, nd := len(ups), len(downs)
 	supply, demand := make([]float64, nu), make([]float64, nd)
@@ -78,22 +66,33 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 	for j, d := range downs {
 		demand[j] = d.amount
 	}
-	// Delays read a row at a time and working arrays reused between
-	// components, as HEART's NTAM does: the comparison is of the
-	// formulations, not of lookups or the garbage collector.
-	at := func(rs []rep) []traffic.Amount {
-		out := make([]traffic.Amount, len(rs))
-		for i, r := range rs {
-			out[i].Node = r.node
-		}
-		return out
-	}
+	// Delays read once per node pair, a row at a time, and working arrays
+	// reused between components, as HEART's NTAM does: the comparison is
+	// of the formulations, not of lookups or the garbage collector.
 	ws := lataScratches.Get().(*lataScratch)
 	defer lataScratches.Put(ws)
-	ws.delays = x.DelayMatrix(ws.delays, at(ups), at(downs))
+	groupNodes := make([]traffic.Amount, len(groups))
+	for j, g := range groups {
+		groupNodes[j].Node = g.Node
+	}
+	ng := len(groups)
+	ws.delays = x.DelayMatrix(ws.delays, supplies, groupNodes)
+	worst, known := 0.0, false
+	for i, s := range supplies {
+		for j, d := range ws.delays[i*ng : (i+1)*ng] {
+			if !math.IsNaN(d) && s.Node != groups[j].Node {
+				worst, known = max(worst, d), true
+			}
+		}
+	}
+	if !known {
+		worst = 1
+	}
 	lanes := ws.lanes[:0]
-	for i := range nu {
-		for j, c := range ws.delays[i*nd : (i+1)*nd] {
+	for i, u := range ups {
+		row := ws.delays[u.at*ng : (u.at+1)*ng]
+		for j, d := range downs {
+			c := row[d.at]
 			if math.IsNaN(c) {
 				c = worst
 			}
@@ -109,11 +108,11 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 	byNode := make(map[string]map[string]float64)
 	for k, l := range lanes {
 		if f := flows[k]; f > 0 {
-			from := ups[l.From].node
+			from := supplies[ups[l.From].at].Node
 			if byNode[from] == nil {
 				byNode[from] = make(map[string]float64)
 			}
-			byNode[from][downs[l.To].node] += f
+			byNode[from][groups[downs[l.To].at].Node] += f
 		}
 	}
 	r := traffic.Route{Component: component}

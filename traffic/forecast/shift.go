@@ -30,14 +30,16 @@ func boundedShift(shares, loads []float64, maxStep, floor float64) []float64 {
 		}
 	}
 	b := 1 + maxStep
-	apply := func(logC float64) ([]float64, float64) {
-		out := make([]float64, len(shares))
-		total := 0.0
+	// One array serves all 60 bisection steps, and e^logC is taken once
+	// per step, not once per share.
+	out := make([]float64, len(shares))
+	apply := func(logC float64) float64 {
+		c, total := math.Exp(logC), 0.0
 		for i, w := range shares {
-			out[i] = w * math.Min(b, math.Max(1/b, math.Exp(logC)*steps[i]))
+			out[i] = w * math.Min(b, math.Max(1/b, c*steps[i]))
 			total += out[i]
 		}
-		return out, total
+		return total
 	}
 	want := 0.0
 	for _, w := range shares {
@@ -46,13 +48,13 @@ func boundedShift(shares, loads []float64, maxStep, floor float64) []float64 {
 	lo, hi := -2*bound, 2*bound // c·g spans [1/b², b²] ⊇ what clamping can use
 	for range 60 {
 		mid := (lo + hi) / 2
-		if _, total := apply(mid); total < want {
+		if apply(mid) < want {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	out, total := apply((lo + hi) / 2)
+	total := apply((lo + hi) / 2)
 	for i := range out {
 		out[i] /= total // a correction of rounding only
 	}
