@@ -171,11 +171,21 @@ func (s *Server) Restart() error {
 // CPUSeconds is the server's own process_cpu_seconds_total, from its
 // /metrics.
 func (s *Server) CPUSeconds() (float64, error) {
-	resp, err := http.Get(s.URL + "/metrics")
+	return ProcessCPUSeconds(http.DefaultClient, s.URL+"/metrics")
+}
+
+// ProcessCPUSeconds reads process_cpu_seconds_total from a Prometheus
+// exposition at metricsURL: Prometheus, kube-apiserver and etcd all export
+// their own process's CPU there.
+func ProcessCPUSeconds(c *http.Client, metricsURL string) (float64, error) {
+	resp, err := c.Get(metricsURL)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET %s: %s", metricsURL, resp.Status)
+	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -183,7 +193,10 @@ func (s *Server) CPUSeconds() (float64, error) {
 			return strconv.ParseFloat(v, 64)
 		}
 	}
-	return 0, errors.New("prometheus reports no process_cpu_seconds_total")
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("read %s: %w", metricsURL, err)
+	}
+	return 0, fmt.Errorf("%s reports no process_cpu_seconds_total", metricsURL)
 }
 
 // LoadRules replaces the rules (Prometheus' own rules-file format, not a

@@ -2,10 +2,12 @@ package controller
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/artt-dev/artt/deploy/monitoring"
@@ -158,20 +161,24 @@ func measureFleet(t *testing.T, label string, prom *promtest.Server, queries *Qu
 	cyclesBefore := cycles()
 	phasesBefore := histograms(t, in, "artt_traffic_phase_duration_seconds")
 	cycleBefore := histograms(t, in, "artt_traffic_cycle_duration_seconds")["cycle"]
-	promCPU, err := prom.CPUSeconds()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cpuBefore, wallBefore := cpuAccount(t, prom), time.Now()
 	waitEvery(t, time.Second, 2*time.Minute, "three more cycles", func() bool {
 		return cycles() >= cyclesBefore+3
 	})
-	promCPUAfter, err := prom.CPUSeconds()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cpuAfter, wall := cpuAccount(t, prom), time.Since(wallBefore)
 	steady := cycles() - cyclesBefore
-	t.Logf("%s: %.0f periodic cycles, DestinationRules written %.1f and left unchanged %.1f per cycle; Prometheus CPU %.2f s over them",
-		label, steady, (writes("written")-writtenAfterFirst)/steady, (writes("unchanged")-unchangedAfterFirst)/steady, promCPUAfter-promCPU)
+	t.Logf("%s: %.0f periodic cycles, DestinationRules written %.1f and left unchanged %.1f per cycle",
+		label, steady, (writes("written")-writtenAfterFirst)/steady, (writes("unchanged")-unchangedAfterFirst)/steady)
+	// Where the machine's time went while they ran: a cycle that waits is
+	// waiting on these processes.
+	spent, total := make([]string, 0, len(cpuAfter)), 0.0
+	for _, p := range cpuProcesses {
+		d := cpuAfter[p] - cpuBefore[p]
+		total += d
+		spent = append(spent, fmt.Sprintf("%s %.2f s", p, d))
+	}
+	t.Logf("%s: CPU over them: %s; %.1f s in all, of the %.1f s that %d cores offered in %.1f s",
+		label, strings.Join(spent, ", "), total, wall.Seconds()*float64(runtime.NumCPU()), runtime.NumCPU(), wall.Seconds())
 	phases := histograms(t, in, "artt_traffic_phase_duration_seconds")
 	for _, p := range []string{"collect", "read", "allocate", "write"} {
 		h := phases[p].since(phasesBefore[p])
@@ -185,6 +192,37 @@ func measureFleet(t *testing.T, label string, prom *promtest.Server, queries *Qu
 		t.Errorf("%s: no periodic cycle recorded", label)
 	}
 	return in
+}
+
+// cpuProcesses are the processes cpuAccount reads, in report order.
+var cpuProcesses = []string{"Prometheus", "kube-apiserver", "etcd", "test process (artt-traffic, the exporter)"}
+
+// cpuAccount reads the CPU seconds each process sharing the machine has
+// used so far: Prometheus, kube-apiserver and etcd from their own
+// process_cpu_seconds_total, this process from getrusage.
+func cpuAccount(t *testing.T, prom *promtest.Server) map[string]float64 {
+	t.Helper()
+	out := make(map[string]float64, len(cpuProcesses))
+	var err error
+	if out[cpuProcesses[0]], err = prom.CPUSeconds(); err != nil {
+		t.Fatal(err)
+	}
+	apiClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[cpuProcesses[1]], err = promtest.ProcessCPUSeconds(apiClient, strings.TrimSuffix(cfg.Host, "/")+"/metrics"); err != nil {
+		t.Fatal(err)
+	}
+	if out[cpuProcesses[2]], err = promtest.ProcessCPUSeconds(http.DefaultClient, strings.TrimSuffix(etcdURL, "/")+"/metrics"); err != nil {
+		t.Fatal(err)
+	}
+	var self syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &self); err != nil {
+		t.Fatal(err)
+	}
+	out[cpuProcesses[3]] = time.Duration(self.Utime.Nano() + self.Stime.Nano()).Seconds()
+	return out
 }
 
 // buildFleet creates the nodes, namespaces, Deployments and Ready pods, in

@@ -31,6 +31,8 @@ var (
 	exporter  *promtest.Exporter
 	missing   string
 	testScope = context.Background()
+	// etcdURL is envtest's etcd client URL, where it also serves /metrics.
+	etcdURL string
 )
 
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
@@ -58,6 +60,7 @@ func runTests(m *testing.M) int {
 	// apiserver's priority and fairness governs.
 	cfg.QPS = -1
 	defer env.Stop()
+	etcdURL = env.ControlPlane.Etcd.URL.String()
 	s, err := Scheme()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
