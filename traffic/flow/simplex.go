@@ -246,10 +246,11 @@ func (ns *simplex) solve() {
 }
 
 // crash pivots the least-cost greedy solution into the all-artificial
-// starting tree before pricing begins. Each supply in turn fills the
-// cheapest demands its uncapacitated arcs reach directly, each step using
-// up the supply or the demand (on a transportation problem that is nearly the optimum);
-// each step's arc then enters the basis by an ordinary pivot, if its
+// starting tree before pricing begins. Each supply fills the cheapest
+// demands its uncapacitated arcs reach directly, each step using up the
+// supply or the demand: every supply's first step, then the rest of each
+// in turn (on a transportation problem that is nearly the optimum); each
+// step's arc then enters the basis by an ordinary pivot, if its
 // reduced cost still says it lowers the cost. Because these are ordinary
 // pivots, the tree stays strongly feasible, and supply the greedy could not
 // place simply stays on artificial arcs for pricing to move. Starting from
@@ -280,24 +281,40 @@ func (ns *simplex) crash(supplies []float64) {
 	}
 	ns.remaining = append(ns.remaining[:0], supplies...)
 	rem := ns.remaining
-	for u := range n {
-		for rem[u] > eps {
-			best := int32(-1)
-			for _, e := range out[start[u]:start[u+1]] {
-				if rem[ns.dst[e]] < -eps && math.IsInf(ns.capacity[e], 1) && (best < 0 || ns.cost[e] < ns.cost[best]) {
-					best = e
-				}
+	// Two rounds: first every supply takes only its cheapest step, then
+	// each places the rest. In one round an early supply would take a
+	// later one's cheapest demand (on the allocators' problems, its own
+	// node's, at no cost) and push that supply onto dearer lanes.
+	for round := range 2 {
+		for u := range n {
+			ns.crashSteps(u, rem, start, out, eps, round == 0)
+		}
+	}
+}
+
+// crashSteps places u's remaining supply on the cheapest lanes to demands
+// still short, one step at a time (a single step when once is set),
+// pivoting each step's arc into the tree.
+func (ns *simplex) crashSteps(u int, rem []float64, start, out []int32, eps float64, once bool) {
+	for rem[u] > eps {
+		best := int32(-1)
+		for _, e := range out[start[u]:start[u+1]] {
+			if rem[ns.dst[e]] < -eps && math.IsInf(ns.capacity[e], 1) && (best < 0 || ns.cost[e] < ns.cost[best]) {
+				best = e
 			}
-			if best < 0 {
-				break // the rest of u's supply is left to pricing
-			}
-			v := ns.dst[best]
-			x := min(rem[u], -rem[v])
-			rem[u] -= x
-			rem[v] += x
-			if ns.state[best] != inTree && float64(ns.state[best])*(ns.cost[best]+ns.pi[u]-ns.pi[v]) < -ns.costEps {
-				ns.pivot(int(best))
-			}
+		}
+		if best < 0 {
+			return // the rest of u's supply is left to pricing
+		}
+		v := ns.dst[best]
+		x := min(rem[u], -rem[v])
+		rem[u] -= x
+		rem[v] += x
+		if ns.state[best] != inTree && float64(ns.state[best])*(ns.cost[best]+ns.pi[u]-ns.pi[v]) < -ns.costEps {
+			ns.pivot(int(best))
+		}
+		if once {
+			return
 		}
 	}
 }
