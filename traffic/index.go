@@ -270,17 +270,23 @@ func normalize(m map[string]float64) []Amount {
 		}
 	}
 	slices.SortFunc(out, func(a, b Amount) int { return cmpString(a.Node, b.Node) })
+	return scaleToOne(out)
+}
+
+// scaleToOne divides amounts by their total, summed in their order; nil
+// when the total is not a positive finite number.
+func scaleToOne(as []Amount) []Amount {
 	total := 0.0
-	for _, a := range out {
+	for _, a := range as {
 		total += a.Value
 	}
 	if !(total > 0) || math.IsInf(total, 0) {
 		return nil
 	}
-	for i := range out {
-		out[i].Value /= total
+	for i := range as {
+		as[i].Value /= total
 	}
-	return out
+	return as
 }
 
 // Normalize scales amounts to sum 1, dropping non-positive ones; nil when
@@ -304,15 +310,5 @@ func Normalize(as []Amount) []Amount {
 		}
 		merged = append(merged, a)
 	}
-	total := 0.0
-	for _, a := range merged {
-		total += a.Value
-	}
-	if !(total > 0) || math.IsInf(total, 0) {
-		return nil
-	}
-	for i := range merged {
-		merged[i].Value /= total
-	}
-	return merged
+	return scaleToOne(merged)
 }
