@@ -5,10 +5,10 @@ import (
 	"math"
 )
 
-// delayTable holds the measured node-to-node delays by node number. A
-// cluster that measures most pairs (the blackbox probes' full mesh) gets a
-// dense matrix, read in a nanosecond; a sparse set of measurements keeps a
-// map, so memory stays proportional to what was measured.
+// delayTable holds the measured node-to-node delays by node number, in a
+// dense matrix read in a nanosecond, or, for a large cluster that measures
+// few of its pairs, a map, so memory stays proportional to what was
+// measured.
 type delayTable struct {
 	ids    map[string]int32
 	n      int
@@ -16,13 +16,26 @@ type delayTable struct {
 	sparse map[uint64]float64
 }
 
+// denseDelayCells is the largest matrix (node pairs) a delay table is
+// dense at however few pairs were measured: 8 MiB, up to 1,024 nodes. A
+// fleet that probes a sample of its pairs (within each zone, and to one
+// node of each other zone) reads every component's delays each cycle, and
+// through the map that took a tenth of a second of a 500-node cycle.
+const denseDelayCells = 1 << 20
+
 func newDelayTable(nodes []Node, delays []Delay) (delayTable, error) {
+	return newDelayTableUpTo(nodes, delays, denseDelayCells)
+}
+
+// newDelayTableUpTo is newDelayTable with the dense limit given: dense up
+// to denseCells pairs, and beyond when the matrix is at most four times
+// the measurements.
+func newDelayTableUpTo(nodes []Node, delays []Delay, denseCells int) (delayTable, error) {
 	t := delayTable{ids: make(map[string]int32, len(nodes)), n: len(nodes)}
 	for i, n := range nodes {
 		t.ids[n.Name] = int32(i)
 	}
-	// Dense when the matrix is at most four times the measurements.
-	if 4*len(delays) >= t.n*t.n {
+	if cells := t.n * t.n; cells <= denseCells || 4*len(delays) >= cells {
 		t.dense = make([]float64, t.n*t.n)
 		for i := range t.dense {
 			t.dense[i] = math.NaN()

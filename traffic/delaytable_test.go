@@ -10,9 +10,10 @@ import (
 
 // TestDelayTableReadsAnyOrder builds the table from the same measurements
 // in the order the controller lists them (by source, then target, as the
-// nodes are listed), shuffled, and with pairs missing, in a dense and a
-// sparse table: every lookup and every DelayMatrix row must agree with the
-// measurements, whichever path found the target's number.
+// nodes are listed), shuffled, and with pairs missing; few pairs go in a
+// sparse table, and in a dense one when the cluster is small. Every lookup
+// and every DelayMatrix row must agree with the measurements, whichever
+// path found the target's number.
 func TestDelayTableReadsAnyOrder(t *testing.T) {
 	const n = 12
 	var nodes []Node
@@ -34,16 +35,23 @@ func TestDelayTableReadsAnyOrder(t *testing.T) {
 	}
 	shuffled := append([]Delay(nil), ordered...)
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	sparse := ordered[:len(ordered)/5] // few enough for the sparse table
+	few := ordered[:len(ordered)/5] // few enough for a sparse table
 	for _, c := range []struct {
-		name   string
-		delays []Delay
-	}{{"ordered", ordered}, {"shuffled", shuffled}, {"sparse", sparse}} {
-		table, err := newDelayTable(nodes, c.delays)
+		name       string
+		delays     []Delay
+		denseCells int // the dense limit: 0 leaves only the four-times rule
+		wantSparse bool
+	}{
+		{"ordered", ordered, 0, false},
+		{"shuffled", shuffled, 0, false},
+		{"sparse", few, 0, true},
+		{"few, small cluster", few, denseDelayCells, false},
+	} {
+		table, err := newDelayTableUpTo(nodes, c.delays, c.denseCells)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if (table.dense == nil) != (c.name == "sparse") {
+		if (table.dense == nil) != c.wantSparse {
 			t.Fatalf("%s: dense %v", c.name, table.dense != nil)
 		}
 		measured := map[[2]string]bool{}

@@ -148,9 +148,14 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	cacheOpts, err := controller.CacheOptions()
+	if err != nil {
+		return err
+	}
 	renew := f.leaseDuration * 2 / 3
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        s,
+		Cache:                         cacheOpts,
 		Metrics:                       metricsserver.Options{BindAddress: f.metricsAddr},
 		HealthProbeBindAddress:        f.probeAddr,
 		LeaderElection:                f.leaderElect,

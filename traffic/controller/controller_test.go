@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -329,5 +330,38 @@ func TestFastPathCutsADegradedNodeBetweenCycles(t *testing.T) {
 	}
 	if n := counter(t, in.reg, "artt_traffic_cycle_duration_seconds", map[string]string{"trigger": "cycle"}); n != 1 {
 		t.Errorf("%v cycles ran; want only the first, so the cut came from the fast path", n)
+	}
+}
+
+// TestCacheHoldsUsersRulesOnly checks what the controller reads rules
+// from: a user's rule reaches its cache, ARTT's own rule (written before
+// the user's was created) never does, so ARTT's writes do not come back to
+// it as watch events.
+func TestCacheHoldsUsersRulesOnly(t *testing.T) {
+	needCluster(t)
+	createApp(t, "cached")
+	in := start(t, instanceOptions{})
+	waitFor(t, 20*time.Second, "ARTT's own rule written", func() bool {
+		dr, err := getRule("cached", ruleName("backend"))
+		return err == nil && len(distribution(dr)) > 0
+	})
+	user := &networkingv1.DestinationRule{
+		ObjectMeta: metav1.ObjectMeta{Name: "elsewhere", Namespace: "cached"},
+		Spec:       networkingapi.DestinationRule{Host: "elsewhere.example.com"},
+	}
+	if _, err := ic.NetworkingV1().DestinationRules("cached").Create(testScope, user, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var cached networkingv1.DestinationRuleList
+	waitFor(t, 10*time.Second, "the user's rule in the cache", func() bool {
+		if err := in.c.client.List(testScope, &cached, client.InNamespace("cached")); err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(cached.Items, func(r *networkingv1.DestinationRule) bool { return r.Name == "elsewhere" })
+	})
+	for _, r := range cached.Items {
+		if r.Labels[ManagedByLabel] == FieldManager {
+			t.Errorf("ARTT's own rule %s/%s is in the cache", r.Namespace, r.Name)
+		}
 	}
 }

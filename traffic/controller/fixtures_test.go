@@ -156,12 +156,16 @@ func start(t *testing.T, o instanceOptions) *instance {
 		t.Fatal(err)
 	}
 	lease, renew, retry := 2*time.Second, 1500*time.Millisecond, 200*time.Millisecond
+	cacheOpts, err := CacheOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
 	rc := cfg
 	if o.restConfig != nil {
 		rc = o.restConfig
 	}
 	mgr, err := ctrl.NewManager(rc, ctrl.Options{
-		Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Scheme: s, Cache: cacheOpts, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		LeaderElection: o.leaderElect, LeaderElectionID: "artt-traffic-test", LeaderElectionNamespace: "default",
 		LeaderElectionReleaseOnCancel: true, LeaseDuration: &lease, RenewDeadline: &renew, RetryPeriod: &retry,
 	})

@@ -33,7 +33,7 @@ func (c *Controller) publishTopology(ctx context.Context, snap traffic.Snapshot)
 	}
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app.kubernetes.io/managed-by": FieldManager}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{ManagedByLabel: FieldManager}},
 		Data:       data,
 	}
 	if err := c.client.Patch(ctx, cm, client.Apply, client.FieldOwner(FieldManager)); err != nil {
