@@ -282,12 +282,25 @@ func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.Destina
 // health changed.
 func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time) {
 	start := c.opts.Now()
+	// The cluster is read from the cache while Prometheus answers: neither
+	// waits on the other.
+	var st cluster
+	var rules []*networkingv1.DestinationRule
+	var err error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		readStart := c.opts.Now()
+		st, rules, err = c.read(ctx)
+		c.tel.phase.WithLabelValues("read").Observe(c.opts.Now().Sub(readStart).Seconds())
+	}()
 	if why != event {
-		m, err := c.opts.Collector.Collect(ctx, start)
-		if err != nil {
+		m, collectErr := c.opts.Collector.Collect(ctx, start)
+		if collectErr != nil {
+			<-read
 			c.tel.collectErrs.Inc()
 			c.tel.promUp.Set(0)
-			c.log.Error("measurements unavailable: keeping the last routing", "error", err)
+			c.log.Error("measurements unavailable: keeping the last routing", "error", collectErr)
 			return
 		}
 		c.last = m
@@ -295,9 +308,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		c.tel.lastCollect.Set(float64(start.Unix()))
 		c.tel.phase.WithLabelValues("collect").Observe(c.opts.Now().Sub(start).Seconds())
 	}
-	readStart := c.opts.Now()
-	st, rules, err := c.read(ctx)
-	c.tel.phase.WithLabelValues("read").Observe(c.opts.Now().Sub(readStart).Seconds())
+	<-read
 	if err != nil {
 		c.log.Error("reading the cluster failed: keeping the last routing", "error", err)
 		return

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/artt-dev/artt/traffic"
 )
@@ -124,11 +125,15 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		nodeNames[n.Name] = true
 	}
 	// Each Deployment's selector is matched against its own namespace's
-	// pods only: a fleet has a hundred Deployments and ten thousand pods.
-	podsIn := make(map[string][]*corev1.Pod)
+	// pods only, and of those only the ones carrying a label value it
+	// requires: a fleet has a hundred Deployments and ten thousand pods.
+	podsIn := make(map[string]*podIndex)
 	for i := range c.pods {
 		p := &c.pods[i]
-		podsIn[p.Namespace] = append(podsIn[p.Namespace], p)
+		if podsIn[p.Namespace] == nil {
+			podsIn[p.Namespace] = &podIndex{byLabel: make(map[string]map[string][]*corev1.Pod)}
+		}
+		podsIn[p.Namespace].pods = append(podsIn[p.Namespace].pods, p)
 	}
 	comps := make(map[string]component)
 	byWorkload := make(map[workloadKey]string)
@@ -142,7 +147,7 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		if err != nil || sel.Empty() {
 			continue
 		}
-		for _, p := range podsIn[d.Namespace] {
+		for _, p := range podsIn[d.Namespace].candidates(sel) {
 			if !sel.Matches(labels.Set(p.Labels)) || !nodeNames[p.Spec.NodeName] {
 				continue
 			}
@@ -189,4 +194,43 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		}
 	}
 	return s, comps
+}
+
+// podIndex is one namespace's pods, and an index of them by the value of
+// each label a selector has asked about, built on first use.
+type podIndex struct {
+	pods    []*corev1.Pod
+	byLabel map[string]map[string][]*corev1.Pod // label key → value → pods
+}
+
+// candidates returns the pods sel can match, in the order listed: those
+// with the one value a requirement asks for (key = value, or key in a
+// single value), or every pod when no requirement names one value. The
+// caller still matches each against sel. A nil index has no pods.
+func (ix *podIndex) candidates(sel labels.Selector) []*corev1.Pod {
+	if ix == nil {
+		return nil
+	}
+	reqs, selectable := sel.Requirements()
+	if !selectable {
+		return ix.pods
+	}
+	for _, r := range reqs {
+		op := r.Operator()
+		if (op != selection.Equals && op != selection.DoubleEquals && op != selection.In) || r.Values().Len() != 1 {
+			continue
+		}
+		byValue, ok := ix.byLabel[r.Key()]
+		if !ok {
+			byValue = make(map[string][]*corev1.Pod)
+			for _, p := range ix.pods {
+				if v, has := p.Labels[r.Key()]; has {
+					byValue[v] = append(byValue[v], p)
+				}
+			}
+			ix.byLabel[r.Key()] = byValue
+		}
+		return byValue[r.Values().UnsortedList()[0]]
+	}
+	return ix.pods
 }
