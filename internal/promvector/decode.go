@@ -124,14 +124,7 @@ func (d *decoder) peek() byte {
 // object reads an object, calling member with each key; member must read
 // the value.
 func (d *decoder) object(member func(key []byte) error) error {
-	if err := d.consume('{'); err != nil {
-		return err
-	}
-	if d.peek() == '}' {
-		d.i++
-		return nil
-	}
-	for {
+	return d.list('{', '}', func(int) error {
 		key, err := d.str()
 		if err != nil {
 			return err
@@ -139,42 +132,37 @@ func (d *decoder) object(member func(key []byte) error) error {
 		if err := d.consume(':'); err != nil {
 			return err
 		}
-		if err := member(key); err != nil {
-			return err
-		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return nil
-		default:
-			return d.fail("want ',' or '}'")
-		}
-	}
+		return member(key)
+	})
 }
 
 // array reads an array, calling element for each; element must read it.
 func (d *decoder) array(element func(n int) error) error {
-	if err := d.consume('['); err != nil {
+	return d.list('[', ']', element)
+}
+
+// list reads open, items separated by commas, and close, calling item for
+// each; item must read it.
+func (d *decoder) list(open, close byte, item func(n int) error) error {
+	if err := d.consume(open); err != nil {
 		return err
 	}
-	if d.peek() == ']' {
+	if d.peek() == close {
 		d.i++
 		return nil
 	}
 	for n := 0; ; n++ {
-		if err := element(n); err != nil {
+		if err := item(n); err != nil {
 			return err
 		}
 		switch d.peek() {
 		case ',':
 			d.i++
-		case ']':
+		case close:
 			d.i++
 			return nil
 		default:
-			return d.fail("want ',' or ']'")
+			return d.fail(fmt.Sprintf("want ',' or '%c'", close))
 		}
 	}
 }

@@ -178,19 +178,30 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 	slices.SortFunc(s.Calls, func(a, b traffic.Call) int {
 		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
 	})
-	// Delays by source then target: the nodes are sorted, so walking every
-	// pair in their order needs no sort of a fleet's 250,000 pairs.
-	if len(m.DelayMs) > 0 {
-		s.Delays = make([]traffic.Delay, 0, min(len(m.DelayMs), len(s.Nodes)*len(s.Nodes)))
+	// Delays by source then target, in the nodes' order: the measured
+	// pairs are gathered and sorted by node position, not found by probing
+	// every pair (a fleet probes a sample of its 250,000).
+	position := make(map[string]int, len(s.Nodes))
+	for i, n := range s.Nodes {
+		position[n.Name] = i
 	}
-	for _, from := range s.Nodes {
-		if len(s.Delays) == len(m.DelayMs) {
-			break
+	type placed struct {
+		from, to int
+		delay    traffic.Delay
+	}
+	measured := make([]placed, 0, len(m.DelayMs))
+	for pair, ms := range m.DelayMs {
+		from, okFrom := position[pair[0]]
+		to, okTo := position[pair[1]]
+		if okFrom && okTo {
+			measured = append(measured, placed{from, to, traffic.Delay{From: pair[0], To: pair[1], Ms: ms}})
 		}
-		for _, to := range s.Nodes {
-			if ms, ok := m.DelayMs[[2]string{from.Name, to.Name}]; ok {
-				s.Delays = append(s.Delays, traffic.Delay{From: from.Name, To: to.Name, Ms: ms})
-			}
+	}
+	slices.SortFunc(measured, func(a, b placed) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
+	if len(measured) > 0 {
+		s.Delays = make([]traffic.Delay, len(measured))
+		for i, p := range measured {
+			s.Delays[i] = p.delay
 		}
 	}
 	return s, comps
