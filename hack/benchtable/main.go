@@ -19,8 +19,10 @@ import (
 // line matches "BenchmarkX/a=1/b=2-8   10   123 ns/op   456 B/op   7 allocs/op".
 var line = regexp.MustCompile(`^(Benchmark[^\s/]+?)(/\S*?)?(-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) B/op)?`)
 
-// columnKeys name the part of a benchmark's name that is compared side by side.
-var columnKeys = []string{"policy=", "solver="}
+// columnKeys name the part of a benchmark's name that is compared side by
+// side; when a name has several, the last one is the column and the others
+// stay in the row.
+var columnKeys = []string{"policy=", "solver=", "start="}
 
 type result struct{ nsPerOp, bytesPerOp float64 }
 
@@ -75,15 +77,18 @@ func parse(r io.Reader) ([]*table, error) {
 
 // split separates the compared implementation from the rest of the name.
 func split(sub string) (row, column string) {
-	var rest []string
-	for _, part := range strings.Split(sub, "/") {
-		matched := false
+	parts := strings.Split(sub, "/")
+	at := -1
+	for i, part := range parts {
 		for _, k := range columnKeys {
 			if strings.HasPrefix(part, k) {
-				column, matched = strings.TrimPrefix(part, k), true
+				at, column = i, strings.TrimPrefix(part, k)
 			}
 		}
-		if !matched && part != "" {
+	}
+	var rest []string
+	for i, part := range parts {
+		if i != at && part != "" {
 			rest = append(rest, part)
 		}
 	}

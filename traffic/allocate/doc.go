@@ -23,5 +23,6 @@
 // and the result is the same whatever the scheduling. HEART and ARTT
 // remember each component's last NTAM problem and answer (memo.go): a
 // reallocation after a pod or node event solves again only the components
-// the event changed.
+// the event changed, and a component whose problem changed starts from its
+// last routing (ntam.Problem.Previous).
 package allocate

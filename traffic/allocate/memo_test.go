@@ -1,9 +1,12 @@
 package allocate
 
 import (
+	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/artt-dev/artt/traffic"
 )
@@ -58,6 +61,63 @@ func memoOf(p traffic.Policy) *solutionMemo {
 		return p.memo
 	case *ARTT:
 		return p.memo
+	}
+	return nil
+}
+
+// A policy kept from cycle to cycle starts each changed problem from the
+// component's last routing. With delays drawn from a continuum every
+// optimum is unique, so the routes must be those of the same policy
+// solving every problem from scratch, cycle after cycle.
+func TestRoutesFromThePreviousRoutingMatchColdStarts(t *testing.T) {
+	walk := driftingSnapshots(chainClusterSpan(5, 30, 6, 40, 12), 6, 0.05)
+	for _, name := range []string{"heart", "artt"} {
+		t.Run(name, func(t *testing.T) {
+			warm, cold := mustPolicy(t, name, DefaultOptions()), mustPolicy(t, name, DefaultOptions())
+			memoOf(cold).cold = true
+			for cycle, s := range walk {
+				s.At = s.At.Add(time.Duration(cycle) * 15 * time.Second)
+				s.MeasuredAt = s.At
+				got, err := warm.Allocate(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := cold.Allocate(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameRoutes(got.Routes, want.Routes, 1e-9); err != nil {
+					t.Fatalf("cycle %d: %v", cycle, err)
+				}
+			}
+			if memoOf(warm).solved <= len(walk) {
+				t.Errorf("%d problems solved over %d cycles: the walk no longer changes the problems", memoOf(warm).solved, len(walk))
+			}
+		})
+	}
+}
+
+// sameRoutes compares two allocations' fractions, which may differ by
+// rounding only.
+func sameRoutes(a, b []traffic.Route, tolerance float64) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%d routes against %d", len(a), len(b))
+	}
+	for i := range a {
+		if len(a[i].Sources) != len(b[i].Sources) {
+			return fmt.Errorf("%s: %d sources against %d", a[i].Component, len(a[i].Sources), len(b[i].Sources))
+		}
+		for k, src := range a[i].Sources {
+			other := b[i].Sources[k]
+			if src.Node != other.Node || len(src.To) != len(other.To) {
+				return fmt.Errorf("%s from %s: %v against %s %v", a[i].Component, src.Node, src.To, other.Node, other.To)
+			}
+			for j, to := range src.To {
+				if to.Node != other.To[j].Node || math.Abs(to.Value-other.To[j].Value) > tolerance {
+					return fmt.Errorf("%s from %s: %v against %v", a[i].Component, src.Node, src.To, other.To)
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -23,9 +23,11 @@ const coreLanesPerEnd = 8
 // lanes (in lane order, laneOf recording which lane each arc is) and sets
 // pricing to them; the other lanes stay in the lane list until priceRest
 // brings one in. When no end has more than coreLanesPerEnd lanes, every
-// lane is in the core. nu is the number of supplies; the simplex must have
+// lane is in the core. With a previous answer (TransportFrom), the core is
+// the lanes that carried flow in it, and the cheapest lanes of any end that
+// none of those touch. nu is the number of supplies; the simplex must have
 // been sized for the supplies, the demands and every lane.
-func (ns *simplex) loadLanes(nu int, lanes []Lane) error {
+func (ns *simplex) loadLanes(nu int, lanes []Lane, previous []float64) error {
 	const k = coreLanesPerEnd
 	ends, nv := ns.n, ns.n-nu
 	// Each end keeps its k cheapest lanes sorted by cost, and the cost a
@@ -39,6 +41,17 @@ func (ns *simplex) loadLanes(nu int, lanes []Lane) error {
 	cheapest, costs, bar, held := ns.cheapest, ns.cheapestCost, ns.bar, ns.held
 	for end := range bar {
 		bar[end] = math.Inf(1)
+	}
+	// An end that carried flow in the previous answer starts with those
+	// lanes alone (its bar turns every other lane away); a new end, or
+	// one the previous answer left without flow, gets its cheapest.
+	for l, f := range previous {
+		if f > 0 {
+			lane := lanes[l]
+			if int(lane.From) < nu && int(lane.To) < nv && lane.From >= 0 && lane.To >= 0 {
+				bar[lane.From], bar[nu+int(lane.To)] = math.Inf(-1), math.Inf(-1)
+			}
+		}
 	}
 	keep := func(end int, lane int32, c float64) {
 		best, bestCost := cheapest[end*k:end*k+k], costs[end*k:end*k+k]
@@ -74,6 +87,13 @@ func (ns *simplex) loadLanes(nu int, lanes []Lane) error {
 		}
 	}
 	ns.inCore = resize(ns.inCore, len(lanes))
+	// A lane that carried flow in the previous answer is priced from the
+	// start.
+	for l, f := range previous {
+		if f > 0 {
+			ns.inCore[l] = true
+		}
+	}
 	for end := range ends {
 		for _, l := range cheapest[end*k : end*k+int(held[end])] {
 			ns.inCore[l] = true

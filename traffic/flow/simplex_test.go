@@ -205,7 +205,7 @@ func TestTransportCoreMatchesEveryLane(t *testing.T) {
 		}
 		ns := new(simplex)
 		ns.size(nu+nv, len(lanes))
-		if err := ns.loadLanes(nu, lanes); err != nil {
+		if err := ns.loadLanes(nu, lanes, nil); err != nil {
 			t.Fatal(err)
 		}
 		if ns.priced < len(lanes) {
@@ -236,9 +236,17 @@ func normalise(x []float64) {
 // instance is infeasible.
 func checkTransport(t *testing.T, name string, supply, demand []float64, lanes []Lane) (infeasible bool) {
 	t.Helper()
+	return checkTransportFrom(t, name, nil, supply, demand, lanes)
+}
+
+// checkTransportFrom is checkTransport for TransportFrom, starting from
+// previous.
+func checkTransportFrom(t *testing.T, name string, previous, supply, demand []float64, lanes []Lane) (infeasible bool) {
+	t.Helper()
 	nu, nv := len(supply), len(demand)
 	st, s, tt := throughSourceAndSink(supply, demand, lanes)
-	flows, got, err := Transport(supply, demand, lanes)
+	flows := make([]float64, len(lanes))
+	got, err := TransportFrom(flows, previous, supply, demand, lanes)
 	want, oracleErr := st.minCostFlowSSP(s, tt, 1)
 	if errors.Is(oracleErr, ErrInfeasible) {
 		if !errors.Is(err, ErrInfeasible) {
@@ -306,7 +314,15 @@ func FuzzTransport(f *testing.F) {
 				}
 			}
 		}
-		checkTransport(t, fmt.Sprintf("%d × %d, %d lanes", nu, nv, len(lanes)), supply, demand, lanes)
+		name := fmt.Sprintf("%d × %d, %d lanes", nu, nv, len(lanes))
+		checkTransport(t, name, supply, demand, lanes)
+		// The same problem from a previous answer the bytes make up: any
+		// flows at all, including ones no longer feasible.
+		previous := make([]float64, len(lanes))
+		for k := range previous {
+			previous[k] = float64(at(3*k+1)%4) / 8
+		}
+		checkTransportFrom(t, name+", from a previous answer", previous, supply, demand, lanes)
 	})
 }
 

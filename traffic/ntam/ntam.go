@@ -31,6 +31,12 @@ type Problem struct {
 	// Demands[j]'s at Delays[i×len(Demands)+j], NaN where that link is
 	// unmeasured (traffic.Index.DelayMatrix writes it).
 	Delays []float64
+	// Previous, when not nil, is the routing of a similar problem, the last
+	// cycle's for the same component: the min-cost flow starts by pricing
+	// the links it used (flow.TransportFrom). It changes how fast the
+	// answer comes, and which one comes among equally cheap routings,
+	// never the cost of the answer.
+	Previous []traffic.Source
 }
 
 // Solution is the routing for one downstream component.
@@ -122,12 +128,17 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 type scratch struct {
 	links    links
 	demandAt map[string]int32
+	supplyAt map[string]int32
 	delays   []float64
 	slow     []int
 	dropped  []bool
 	lanes    []flow.Lane
 	amounts  []float64
 	flows    []float64
+	// used marks the links Problem.Previous sent traffic over, and
+	// previous is that mark for each lane.
+	used     []float64
+	previous []float64
 	twoMeans twoMeansScratch
 }
 
@@ -371,7 +382,7 @@ func (ws *scratch) route(p Problem, links *links, dropped []bool, sol *Solution)
 	supplies, demands := amounts[:len(p.Supplies)], amounts[len(p.Supplies):]
 	ws.flows = slices.Grow(ws.flows[:0], len(lanes))[:len(lanes)]
 	flows := ws.flows
-	cost, err := flow.TransportInto(flows, supplies, demands, lanes)
+	cost, err := flow.TransportFrom(flows, ws.previousLanes(p, links, lanes), supplies, demands, lanes)
 	if errors.Is(err, flow.ErrInfeasible) {
 		return fmt.Errorf("route: %w", err)
 	}
@@ -393,4 +404,50 @@ func (ws *scratch) route(p Problem, links *links, dropped []bool, sol *Solution)
 		sol.Sources = append(sol.Sources, src)
 	}
 	return nil
+}
+
+// previousLanes marks each lane that p.Previous sent traffic over with its
+// fraction, or returns nil when there is no previous routing. Nodes that
+// are no longer a supply or a demand are passed over.
+func (ws *scratch) previousLanes(p Problem, links *links, lanes []flow.Lane) []float64 {
+	if p.Previous == nil {
+		return nil
+	}
+	nv := links.nv
+	used := resize(ws.used, links.nu*nv)
+	ws.used = used
+	if ws.supplyAt == nil {
+		ws.supplyAt = make(map[string]int32)
+	}
+	clear(ws.supplyAt)
+	for i, a := range p.Supplies {
+		ws.supplyAt[a.Node] = int32(i)
+	}
+	for _, src := range p.Previous {
+		i, ok := ws.supplyAt[src.Node]
+		if !ok {
+			continue
+		}
+		for _, to := range src.To {
+			if j, ok := ws.demandAt[to.Node]; ok {
+				used[int(i)*nv+int(j)] = to.Value
+			}
+		}
+	}
+	previous := ws.previous[:0]
+	for _, l := range lanes {
+		previous = append(previous, used[int(l.From)*nv+int(l.To)])
+	}
+	ws.previous = previous
+	return previous
+}
+
+// resize returns s with length n, zeroed, reusing its array when it can.
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
