@@ -98,3 +98,49 @@ func BenchmarkTransportAmounts(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTransportFrom solves a 100 × 100 transportation problem whose
+// demands and lane costs moved by up to ±drift from one already solved:
+// from scratch, and from the solved one's flows (TransportFrom), as a
+// periodic cycle does.
+func BenchmarkTransportFrom(b *testing.B) {
+	const n = 100
+	supply, demand, delay := randomTransport(1, n, n)
+	lanes := make([]Lane, 0, n*n)
+	for u := range n {
+		for v := range n {
+			lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: delay(u, v)})
+		}
+	}
+	previous := make([]float64, len(lanes))
+	if _, err := TransportInto(previous, supply, demand, lanes); err != nil {
+		b.Fatal(err)
+	}
+	for _, drift := range []float64{0.01, 0.05, 0.2} {
+		rng := rand.New(rand.NewPCG(3, 3))
+		factor := func() float64 { return 1 + drift*(2*rng.Float64()-1) }
+		moved := make([]float64, n)
+		for v := range moved {
+			moved[v] = demand[v] * factor()
+		}
+		normalise(moved)
+		movedLanes := make([]Lane, len(lanes))
+		for k, l := range lanes {
+			movedLanes[k] = Lane{From: l.From, To: l.To, Cost: l.Cost * factor()}
+		}
+		flows := make([]float64, len(lanes))
+		for _, start := range []string{"cold", "previous"} {
+			b.Run(fmt.Sprintf("drift=%g%%/start=%s", 100*drift, start), func(b *testing.B) {
+				from := previous
+				if start == "cold" {
+					from = nil
+				}
+				for b.Loop() {
+					if _, err := TransportFrom(flows, from, supply, moved, movedLanes); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

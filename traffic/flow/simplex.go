@@ -109,6 +109,10 @@ type simplex struct {
 	cheapest, held    []int32
 	cheapestCost, bar []float64
 	inCore            []bool
+	// violator is priceRest's most improving lane outside the core for
+	// each end (−1 if none), and violation its reduced cost.
+	violator  []int32
+	violation []float64
 
 	// maxCost is the largest real arc's cost: artificial arcs cost more
 	// than any path of real arcs.
