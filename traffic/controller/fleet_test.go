@@ -171,14 +171,20 @@ func measureFleet(t *testing.T, label string, prom *promtest.Server, queries *Qu
 	cpuBefore, wallBefore := cpuAccount(t, prom), time.Now()
 	// Each cycle on its own: the mean hides that a policy still stepping
 	// toward its targets rewrites more rules than one that has settled.
-	lastCycle, lastWritten := cycleBefore, writtenAfterFirst
+	lastCycle, lastWritten, lastPhases := cycleBefore, writtenAfterFirst, phasesBefore
 	for i := 1; i <= 3; i++ {
 		waitEvery(t, time.Second, time.Minute, fmt.Sprintf("periodic cycle %d", i), func() bool {
 			return cycles() >= cyclesBefore+float64(i)
 		})
 		now, written := histograms(t, in, "artt_traffic_cycle_duration_seconds")["cycle"], writes("written")
-		t.Logf("%s: periodic cycle %d took %.0f ms and rewrote %.0f DestinationRules", label, i, 1000*now.since(lastCycle).mean(), written-lastWritten)
-		lastCycle, lastWritten = now, written
+		phases := histograms(t, in, "artt_traffic_phase_duration_seconds")
+		var split []string
+		for _, p := range []string{"collect", "allocate", "write"} {
+			split = append(split, fmt.Sprintf("%s %.0f ms", p, 1000*phases[p].since(lastPhases[p]).sum))
+		}
+		t.Logf("%s: periodic cycle %d took %.0f ms (%s) and rewrote %.0f DestinationRules",
+			label, i, 1000*now.since(lastCycle).mean(), strings.Join(split, ", "), written-lastWritten)
+		lastCycle, lastWritten, lastPhases = now, written, phases
 	}
 	cpuAfter, wall := cpuAccount(t, prom), time.Since(wallBefore)
 	steady := cycles() - cyclesBefore

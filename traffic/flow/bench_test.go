@@ -26,6 +26,17 @@ func randomTransport(seed uint64, nu, nv int) (supply, demand []float64, delay f
 	return supply, demand, func(u, v int) float64 { return delays[u*nv+v] }
 }
 
+// everyLane joins every supply to every demand at the given delay.
+func everyLane(nu, nv int, delay func(u, v int) float64) []Lane {
+	lanes := make([]Lane, 0, nu*nv)
+	for u := range nu {
+		for v := range nv {
+			lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: delay(u, v)})
+		}
+	}
+	return lanes
+}
+
 // transportation is randomTransport through a source and a sink, as
 // MinCostFlow takes it.
 func transportation(seed uint64, nu, nv int) (g *Network, s, t int) {
@@ -75,12 +86,7 @@ func BenchmarkMinCostFlow(b *testing.B) {
 func BenchmarkTransportAmounts(b *testing.B) {
 	const n = 100
 	supply, demand, delay := randomTransport(1, n, n)
-	lanes := make([]Lane, 0, n*n)
-	for u := range n {
-		for v := range n {
-			lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: delay(u, v)})
-		}
-	}
+	lanes := everyLane(n, n, delay)
 	equal := make([]float64, n)
 	for i := range equal {
 		equal[i] = 1.0 / n
@@ -106,12 +112,7 @@ func BenchmarkTransportAmounts(b *testing.B) {
 func BenchmarkTransportFrom(b *testing.B) {
 	const n = 100
 	supply, demand, delay := randomTransport(1, n, n)
-	lanes := make([]Lane, 0, n*n)
-	for u := range n {
-		for v := range n {
-			lanes = append(lanes, Lane{From: int32(u), To: int32(v), Cost: delay(u, v)})
-		}
-	}
+	lanes := everyLane(n, n, delay)
 	previous := make([]float64, len(lanes))
 	if _, err := TransportInto(previous, supply, demand, lanes); err != nil {
 		b.Fatal(err)
