@@ -27,7 +27,9 @@
 //  4. A minimum-cost flow over the remaining links minimises Σ traffic × delay
 //     subject to every upstream node sending its part and every group
 //     receiving its share: a transportation problem, solved by the network
-//     simplex (package flow).
+//     simplex (package flow). Given the last cycle's routing
+//     (Problem.Previous), the simplex starts from the links it used: the
+//     same cost, sooner, and the last routing kept among equally cheap ones.
 //
 // The result gives, per upstream node, the fraction of its traffic for each
 // downstream node; a group's traffic is then split equally among its
