@@ -321,3 +321,33 @@ func throughSourceAndSink(supply, demand []float64, lanes []Lane) (g *Network, s
 	}
 	return g, s, t
 }
+
+// TestOpenCarriesTheFlowOn: opening arcs between maximum flows adds only
+// what the new arcs allow, and Restore returns to a saved flow exactly.
+func TestOpenCarriesTheFlowOn(t *testing.T) {
+	g := NewNetwork(4) // s=0, a=1, b=2, t=3
+	g.AddArc(0, 1, 2, 0)
+	g.AddArc(0, 2, 1, 0)
+	toT := g.AddArc(1, 3, 0, 0)
+	bToT := g.AddArc(2, 3, 0, 0)
+	if f := g.MaxFlow(0, 3); f != 0 {
+		t.Fatalf("closed arcs carried %v", f)
+	}
+	g.Open(toT, Inf)
+	if f := g.MaxFlow(0, 3); f != 2 {
+		t.Fatalf("after opening a→t: %v more, want 2", f)
+	}
+	var saved FlowState
+	g.Save(&saved)
+	g.Open(bToT, 0.5)
+	if f := g.MaxFlow(0, 3); f != 0.5 {
+		t.Fatalf("after opening b→t at 0.5: %v more, want 0.5", f)
+	}
+	g.Restore(&saved)
+	if g.Flow(toT) != 2 || g.Flow(bToT) != 0 {
+		t.Fatalf("restored flows %v and %v, want 2 and 0", g.Flow(toT), g.Flow(bToT))
+	}
+	if f := g.MaxFlow(0, 3); f != 0 {
+		t.Fatalf("after Restore b→t is closed again, yet %v more went", f)
+	}
+}

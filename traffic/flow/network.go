@@ -56,6 +56,38 @@ func (g *Network) SetCapacity(id int, capacity float64) {
 	g.arcs[id].original = capacity
 }
 
+// Open raises arc id's capacity to capacity at once, keeping the flow it
+// carries: MaxFlow goes on from the flow left in the network, so opening
+// arcs one batch at a time and calling MaxFlow after each finds the maximum
+// of every batch without starting over. capacity must not be below the
+// arc's flow.
+func (g *Network) Open(id int, capacity float64) {
+	g.arcs[id].original = capacity
+	g.arcs[id].capacity = capacity - g.arcs[id^1].capacity
+}
+
+// FlowState is a network's flow and capacities, saved to return to.
+type FlowState struct {
+	residual, original []float64
+}
+
+// Save records the network's flow and capacities in s, reusing its arrays.
+func (g *Network) Save(s *FlowState) {
+	s.residual, s.original = s.residual[:0], s.original[:0]
+	for i := range g.arcs {
+		s.residual = append(s.residual, g.arcs[i].capacity)
+		s.original = append(s.original, g.arcs[i].original)
+	}
+}
+
+// Restore returns the network to a state Save recorded; no arc may have
+// been added since.
+func (g *Network) Restore(s *FlowState) {
+	for i := range g.arcs {
+		g.arcs[i].capacity, g.arcs[i].original = s.residual[i], s.original[i]
+	}
+}
+
 // Flow is the flow on arc id after an algorithm ran.
 func (g *Network) Flow(id int) float64 {
 	return g.arcs[id^1].capacity
