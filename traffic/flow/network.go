@@ -68,24 +68,18 @@ func (g *Network) Open(id int, capacity float64) {
 
 // FlowState is a network's flow and capacities, saved to return to.
 type FlowState struct {
-	residual, original []float64
+	arcs []arc
 }
 
-// Save records the network's flow and capacities in s, reusing its arrays.
+// Save records the network's flow and capacities in s, reusing its array.
 func (g *Network) Save(s *FlowState) {
-	s.residual, s.original = s.residual[:0], s.original[:0]
-	for i := range g.arcs {
-		s.residual = append(s.residual, g.arcs[i].capacity)
-		s.original = append(s.original, g.arcs[i].original)
-	}
+	s.arcs = append(s.arcs[:0], g.arcs...)
 }
 
 // Restore returns the network to a state Save recorded; no arc may have
 // been added since.
 func (g *Network) Restore(s *FlowState) {
-	for i := range g.arcs {
-		g.arcs[i].capacity, g.arcs[i].original = s.residual[i], s.original[i]
-	}
+	copy(g.arcs, s.arcs)
 }
 
 // Flow is the flow on arc id after an algorithm ran.
