@@ -97,8 +97,10 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	// Removing links can only lower the maximum flow, so when the traffic
 	// can be routed without every slow link, both of HEART's rules (all
 	// together when few, one at a time otherwise) remove them all, and that
-	// routing is the answer. Infeasibility is rare, and only then does the
-	// filter order the slow links and run its max-flow checks.
+	// routing is the answer. Only when it cannot does the filter order the
+	// slow links and run its max-flow checks: rarely where slow links are
+	// scattered, every cycle in a cluster of zones, where the slow links
+	// are those between zones and some of them must stay.
 	err := ws.route(p, links, ws.dropMask(len(links.delay), slow), &sol)
 	if errors.Is(err, flow.ErrInfeasible) {
 		slowest := slowestFirst(links, slow)
@@ -312,9 +314,9 @@ func largestRemovable(p Problem, links *links, slow []int) int {
 		check.g.SetCapacity(check.arcs[id], 0)
 	}
 	check.g.Reset()
+	delivered := check.g.MaxFlow(check.s, check.t)
 	// keep opens slow[from:to], which were closed, and reports whether the
 	// traffic now fits.
-	delivered := check.g.MaxFlow(check.s, check.t)
 	keep := func(from, to int) bool {
 		for _, id := range slow[from:to] {
 			check.g.Open(check.arcs[id], flow.Inf)
