@@ -9,9 +9,10 @@ import (
 // downstream nodes has ten thousand lanes, and an optimal flow uses at most
 // two hundred of them, nearly all among each end's cheapest few. Transport
 // therefore prices a core first: each supply's and each demand's
-// coreLanesPerEnd cheapest lanes. When no core lane can enter, one pass
-// prices the other lanes against the same potentials, and those whose entry
-// would lower the cost join the core; the simplex goes on from its current
+// coreLanesPerEnd cheapest lanes (TransportFrom: the lanes the previous
+// answer used). When no core lane can enter, one pass prices the other
+// lanes against the same potentials, and each end's lane whose entry would
+// lower the cost most joins the core; the simplex goes on from its current
 // tree. It stops when that pass finds none, which is the optimality test on
 // every lane, so the answer is the one pricing every lane gives; what
 // changes is that each pivot is chosen among a few hundred candidates
