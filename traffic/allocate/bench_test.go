@@ -19,7 +19,10 @@ import (
 //     by node saves HEART nothing;
 //   - span20: components of a fixed shape (100 replicas on 20 nodes) are
 //     added, 1,000 to 10,000 replicas on 50 to 500 nodes, so the work per
-//     component is constant and a cycle should grow linearly.
+//     component is constant and a cycle should grow linearly;
+//   - zones: spread, on nodes in three zones whose links between zones are
+//     the slow ones (inZones), where HEART's filter must search for the
+//     slow links to keep in every component.
 //
 // Every operation is a cold cycle: a new policy, so nothing is recalled
 // from the previous one (a periodic cycle's measurements change, and so do
@@ -33,10 +36,14 @@ func BenchmarkCycle(b *testing.B) {
 	}{
 		{"spread", []size{{100, 5, 5, 5}, {400, 20, 5, 20}, {1000, 50, 10, 50}, {10000, 500, 100, 500}}},
 		{"span20", []size{{1000, 50, 10, 20}, {3000, 150, 30, 20}, {10000, 500, 100, 20}}},
+		{"zones", []size{{1000, 50, 10, 50}, {10000, 500, 100, 500}}},
 	}
 	for _, topo := range topologies {
 		for _, sz := range topo.sizes {
 			s := chainClusterSpan(1, sz.nodes, sz.components, sz.replicas/sz.components, sz.span)
+			if topo.name == "zones" {
+				s = inZones(s, 1)
+			}
 			for _, name := range []string{"heart", "artt", "lata"} {
 				b.Run(fmt.Sprintf("topology=%s/replicas=%d/nodes=%d/policy=%s", topo.name, sz.replicas, sz.nodes, name), func(b *testing.B) {
 					b.ReportAllocs()

@@ -60,6 +60,27 @@ func chainClusterSpan(seed uint64, nodes, components, replicasPerComponent, span
 	return s
 }
 
+// inZones is s with its nodes in three zones (node i in zone i mod 3) and
+// its delays redrawn as a multi-zone cluster measures them: 0.2–0.6 ms
+// within a zone, 1.5–2.5 ms between zones, every link its own value.
+func inZones(s traffic.Snapshot, seed uint64) traffic.Snapshot {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	zone := make(map[string]int, len(s.Nodes))
+	for i, n := range s.Nodes {
+		zone[n.Name] = i % 3
+	}
+	delays := make([]traffic.Delay, len(s.Delays))
+	for i, d := range s.Delays {
+		d.Ms = 0.2 + 0.4*rng.Float64()
+		if zone[d.From] != zone[d.To] {
+			d.Ms = 1.5 + rng.Float64()
+		}
+		delays[i] = d
+	}
+	s.Delays = delays
+	return s
+}
+
 // checkAllocation verifies what every allocation must satisfy.
 func checkAllocation(s traffic.Snapshot, a traffic.Allocation) error {
 	x, err := traffic.NewIndex(s)
