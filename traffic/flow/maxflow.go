@@ -13,9 +13,9 @@ func (g *Network) MaxFlow(s, t int) float64 {
 		return 0
 	}
 	n := g.nodes
-	level := make([]int, n)
-	next := make([]int, n)
-	queue := make([]int, 0, n)
+	g.level, g.next = grow(g.level, n), grow(g.next, n)
+	g.queue = grow(g.queue, n)[:0]
+	level, next, queue := g.level, g.next, g.queue
 	total := 0.0
 	for g.levels(s, t, level, queue) {
 		for i := range next {

@@ -14,8 +14,11 @@ type Network struct {
 	nodes int
 	arcs  []arc
 	// start and out index the arcs (forward and residual) by tail node:
-	// node u's are out[start[u]:start[u+1]]. Nil until needed.
-	start, out []int32
+	// node u's are out[start[u]:start[u+1]], once indexed is set.
+	start, out, fill []int32
+	indexed          bool
+	// MaxFlow's working arrays, kept for the next call.
+	level, next, queue []int
 }
 
 type arc struct {
@@ -36,6 +39,13 @@ func NewNetworkSized(n, arcs int) *Network {
 	return &Network{nodes: n, arcs: make([]arc, 0, 2*arcs)}
 }
 
+// Rebuild empties the network and gives it n nodes, keeping its arrays for
+// the arcs added next: a caller that builds a network per problem spares
+// the allocation and the garbage collector's work.
+func (g *Network) Rebuild(n int) {
+	g.nodes, g.arcs, g.indexed = n, g.arcs[:0], false
+}
+
 // Nodes is the number of nodes.
 func (g *Network) Nodes() int { return g.nodes }
 
@@ -45,7 +55,7 @@ func (g *Network) AddArc(from, to int, capacity, cost float64) int {
 	id := len(g.arcs)
 	g.arcs = append(g.arcs, arc{to: to, capacity: capacity, cost: cost, original: capacity})
 	g.arcs = append(g.arcs, arc{to: from, capacity: 0, cost: -cost})
-	g.start, g.out = nil, nil
+	g.indexed = false
 	return id
 }
 
@@ -98,26 +108,27 @@ func (g *Network) Reset() {
 // adj returns the ids of the arcs leaving u (forward and residual), in the
 // order they were added.
 func (g *Network) adj(u int) []int32 {
-	if g.start == nil {
+	if !g.indexed {
 		g.index()
 	}
 	return g.out[g.start[u]:g.start[u+1]]
 }
 
 func (g *Network) index() {
-	g.start = make([]int32, g.nodes+1)
+	g.start = resize(g.start, g.nodes+1)
 	for i := range g.arcs {
 		g.start[g.arcs[i^1].to+1]++
 	}
 	for u := range g.nodes {
 		g.start[u+1] += g.start[u]
 	}
-	fill := make([]int32, g.nodes)
-	copy(fill, g.start)
-	g.out = make([]int32, len(g.arcs))
+	g.fill = grow(g.fill, g.nodes)
+	copy(g.fill, g.start)
+	g.out = grow(g.out, len(g.arcs))
 	for i := range g.arcs {
 		from := g.arcs[i^1].to
-		g.out[fill[from]] = int32(i)
-		fill[from]++
+		g.out[g.fill[from]] = int32(i)
+		g.fill[from]++
 	}
+	g.indexed = true
 }

@@ -104,13 +104,14 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	err := ws.route(p, links, ws.dropMask(len(links.delay), slow), &sol)
 	if errors.Is(err, flow.ErrInfeasible) {
 		slowest := slowestFirst(links, slow)
-		removed := largestRemovable(p, links, slowest)
+		removed := largestRemovable(&ws.check, p, links, slowest)
 		if removed < len(slowest) {
 			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slowest)-removed))
 		}
 		if err = ws.route(p, links, ws.dropMask(len(links.delay), slowest[:removed]), &sol); err != nil {
 			return Solution{}, err
 		}
+		sol.RemovedLinks = make([]traffic.Link, 0, removed)
 		for _, k := range slowest[:removed] {
 			sol.RemovedLinks = append(sol.RemovedLinks, links.link(p, k))
 		}
@@ -142,6 +143,7 @@ type scratch struct {
 	used     []float64
 	previous []float64
 	twoMeans twoMeansScratch
+	check    feasibility
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
@@ -301,7 +303,7 @@ func (ws *scratch) dropMask(n int, drop []int) []bool {
 // delay, and of those usually a few dozen must stay, so the search takes a
 // few doubling steps from the fast end (BenchmarkLargestRemovable times it
 // beside the binary search over full maximum flows it replaced).
-func largestRemovable(p Problem, links *links, slow []int) int {
+func largestRemovable(check *feasibility, p Problem, links *links, slow []int) int {
 	// The prefixes that end between two different delays.
 	cuts := []int{0}
 	for k := 1; k <= len(slow); k++ {
@@ -309,7 +311,7 @@ func largestRemovable(p Problem, links *links, slow []int) int {
 			cuts = append(cuts, k)
 		}
 	}
-	check := newFeasibility(p, links)
+	newFeasibility(check, p, links)
 	for _, id := range slow {
 		check.g.SetCapacity(check.arcs[id], 0)
 	}
@@ -329,9 +331,9 @@ func largestRemovable(p Problem, links *links, slow []int) int {
 		return cuts[hi]
 	}
 	// hi is known infeasible, with its flow saved; lo is the candidate.
-	var saved flow.FlowState
+	saved := &check.saved
 	savedDelivered := delivered
-	check.g.Save(&saved)
+	check.g.Save(saved)
 	lo := 0
 	for step := 1; ; step *= 2 {
 		next := max(hi-step, 0)
@@ -340,20 +342,20 @@ func largestRemovable(p Problem, links *links, slow []int) int {
 			break
 		}
 		hi = next
-		check.g.Save(&saved)
+		check.g.Save(saved)
 		savedDelivered = delivered
 	}
 	// cuts[lo] is feasible (cuts[0], keeping every link, by assumption,
 	// as before any check), cuts[hi] is not and its flow is saved.
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		check.g.Restore(&saved)
+		check.g.Restore(saved)
 		delivered = savedDelivered
 		if keep(cuts[mid], cuts[hi]) {
 			lo = mid
 		} else {
 			hi = mid
-			check.g.Save(&saved)
+			check.g.Save(saved)
 			savedDelivered = delivered
 		}
 	}
@@ -367,18 +369,25 @@ type feasibility struct {
 	s, t       int
 	arcs       []int // links' arc ids
 	supplyFlow float64
+	saved      flow.FlowState // the search's last infeasible flow
 }
 
-func newFeasibility(p Problem, links *links) *feasibility {
+// newFeasibility builds the check for a problem's links in f, reusing its
+// network and arrays (a zoned cluster's components build one every cycle).
+func newFeasibility(f *feasibility, p Problem, links *links) *feasibility {
 	nu, nv := len(p.Supplies), len(p.Demands)
-	f := &feasibility{g: flow.NewNetworkSized(nu+nv+2, nu+nv+len(links.delay)), s: nu + nv, t: nu + nv + 1, supplyFlow: total(p.Supplies)}
+	if f.g == nil {
+		f.g = flow.NewNetworkSized(nu+nv+2, nu+nv+len(links.delay))
+	}
+	f.g.Rebuild(nu + nv + 2)
+	f.s, f.t, f.supplyFlow = nu+nv, nu+nv+1, total(p.Supplies)
 	for i, a := range p.Supplies {
 		f.g.AddArc(f.s, i, a.Value, 0)
 	}
 	for j, a := range p.Demands {
 		f.g.AddArc(nu+j, f.t, a.Value, 0)
 	}
-	f.arcs = make([]int, len(links.delay))
+	f.arcs = slices.Grow(f.arcs[:0], len(links.delay))[:len(links.delay)]
 	for k, d := range links.delay {
 		f.arcs[k] = f.g.AddArc(k/nv, nu+k%nv, flow.Inf, d)
 	}
