@@ -66,16 +66,6 @@ func (g *Network) SetCapacity(id int, capacity float64) {
 	g.arcs[id].original = capacity
 }
 
-// Open raises arc id's capacity to capacity at once, keeping the flow it
-// carries: MaxFlow goes on from the flow left in the network, so opening
-// arcs one batch at a time and calling MaxFlow after each finds the maximum
-// of every batch without starting over. capacity must not be below the
-// arc's flow.
-func (g *Network) Open(id int, capacity float64) {
-	g.arcs[id].original = capacity
-	g.arcs[id].capacity = capacity - g.arcs[id^1].capacity
-}
-
 // FlowState is a network's flow and capacities, saved to return to.
 type FlowState struct {
 	arcs []arc
@@ -86,10 +76,15 @@ func (g *Network) Save(s *FlowState) {
 	s.arcs = append(s.arcs[:0], g.arcs...)
 }
 
-// Restore returns the network to a state Save recorded; no arc may have
-// been added since.
+// Restore returns the network to a state Save recorded, dropping the arcs
+// added since. MaxFlow goes on from the flow in the network, so adding arcs
+// a batch at a time and calling MaxFlow after each finds each batch's
+// maximum without starting over, and Restore goes back to try another.
 func (g *Network) Restore(s *FlowState) {
-	copy(g.arcs, s.arcs)
+	if len(g.arcs) != len(s.arcs) {
+		g.indexed = false
+	}
+	g.arcs = append(g.arcs[:0], s.arcs...)
 }
 
 // Flow is the flow on arc id after an algorithm ran.

@@ -294,8 +294,8 @@ func (ws *scratch) dropMask(n int, drop []int) []bool {
 // Removing a link never makes the rest more capable, so the answer is the
 // shortest run of the fastest slow links that, kept, makes the traffic
 // deliverable. The search keeps links from the fastest: one group of equal
-// delay, then two, four and so on, each batch opened in the max-flow
-// network and the maximum flow carried on from the last (flow.Network.Open),
+// delay, then two, four and so on, each batch added to the max-flow
+// network and the maximum flow carried on from the last,
 // until the traffic fits; then it bisects the last batch, going back to the
 // flow saved before it. Each check carries the flow on from an earlier one
 // instead of starting from nothing. In a cluster of zones the slow links
@@ -311,17 +311,15 @@ func largestRemovable(check *feasibility, p Problem, links *links, slow []int) i
 			cuts = append(cuts, k)
 		}
 	}
-	newFeasibility(check, p, links)
-	for _, id := range slow {
-		check.g.SetCapacity(check.arcs[id], 0)
-	}
-	check.g.Reset()
+	// The network starts with the fast links only: the slow ones join it as
+	// they are kept, so each check walks the links in play, not all of them.
+	newFeasibility(check, p, links, slow)
 	delivered := check.g.MaxFlow(check.s, check.t)
-	// keep opens slow[from:to], which were closed, and reports whether the
-	// traffic now fits.
+	nu, nv := len(p.Supplies), links.nv
+	// keep adds slow[from:to] and reports whether the traffic now fits.
 	keep := func(from, to int) bool {
-		for _, id := range slow[from:to] {
-			check.g.Open(check.arcs[id], flow.Inf)
+		for _, k := range slow[from:to] {
+			check.g.AddArc(k/nv, nu+k%nv, flow.Inf, links.delay[k])
 		}
 		delivered += check.g.MaxFlow(check.s, check.t)
 		return delivered >= check.supplyFlow-tolerance
@@ -372,9 +370,10 @@ type feasibility struct {
 	saved      flow.FlowState // the search's last infeasible flow
 }
 
-// newFeasibility builds the check for a problem's links in f, reusing its
-// network and arrays (a zoned cluster's components build one every cycle).
-func newFeasibility(f *feasibility, p Problem, links *links) *feasibility {
+// newFeasibility builds the check for a problem's links, all but those
+// left out, in f, reusing its network and arrays (a zoned cluster's
+// components build one every cycle). A link left out has arc id −1.
+func newFeasibility(f *feasibility, p Problem, links *links, leaveOut []int) *feasibility {
 	nu, nv := len(p.Supplies), len(p.Demands)
 	if f.g == nil {
 		f.g = flow.NewNetworkSized(nu+nv+2, nu+nv+len(links.delay))
@@ -388,7 +387,14 @@ func newFeasibility(f *feasibility, p Problem, links *links) *feasibility {
 		f.g.AddArc(nu+j, f.t, a.Value, 0)
 	}
 	f.arcs = slices.Grow(f.arcs[:0], len(links.delay))[:len(links.delay)]
+	clear(f.arcs)
+	for _, k := range leaveOut {
+		f.arcs[k] = -1
+	}
 	for k, d := range links.delay {
+		if f.arcs[k] == -1 {
+			continue
+		}
 		f.arcs[k] = f.g.AddArc(k/nv, nu+k%nv, flow.Inf, d)
 	}
 	return f

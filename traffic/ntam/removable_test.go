@@ -16,7 +16,7 @@ import (
 // as its oracle: a binary search over the slowest prefixes, each check a
 // maximum flow from nothing.
 func largestRemovableByBisection(p Problem, links *links, slow []int) int {
-	check := newFeasibility(new(feasibility), p, links)
+	check := newFeasibility(new(feasibility), p, links, nil)
 	feasibleWithout := func(k int) bool {
 		for i, id := range slow {
 			if i < k {
