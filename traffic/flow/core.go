@@ -43,15 +43,15 @@ func (ns *simplex) loadLanes(nu int, lanes []Lane, previous []float64) error {
 	for end := range bar {
 		bar[end] = math.Inf(1)
 	}
-	// An end that carried flow in the previous answer starts with those
-	// lanes alone (its bar turns every other lane away); a new end, or
-	// one the previous answer left without flow, gets its cheapest.
+	// A lane that carried flow in the previous answer is priced from the
+	// start, and its ends start with such lanes alone (their bar turns
+	// every other lane away); a new end, or one the previous answer left
+	// without flow, gets its cheapest.
+	ns.inCore = resize(ns.inCore, len(lanes))
 	for l, f := range previous {
-		if f > 0 {
-			lane := lanes[l]
-			if int(lane.From) < nu && int(lane.To) < nv && lane.From >= 0 && lane.To >= 0 {
-				bar[lane.From], bar[nu+int(lane.To)] = math.Inf(-1), math.Inf(-1)
-			}
+		if lane := lanes[l]; f > 0 && int(lane.From) < nu && int(lane.To) < nv && lane.From >= 0 && lane.To >= 0 {
+			ns.inCore[l] = true
+			bar[lane.From], bar[nu+int(lane.To)] = math.Inf(-1), math.Inf(-1)
 		}
 	}
 	keep := func(end int, lane int32, c float64) {
@@ -85,14 +85,6 @@ func (ns *simplex) loadLanes(nu int, lanes []Lane, previous []float64) error {
 		}
 		if v := nu + int(lane.To); c < bar[v] {
 			keep(v, int32(l), c)
-		}
-	}
-	ns.inCore = resize(ns.inCore, len(lanes))
-	// A lane that carried flow in the previous answer is priced from the
-	// start.
-	for l, f := range previous {
-		if f > 0 {
-			ns.inCore[l] = true
 		}
 	}
 	for end := range ends {

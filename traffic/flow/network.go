@@ -59,13 +59,6 @@ func (g *Network) AddArc(from, to int, capacity, cost float64) int {
 	return id
 }
 
-// SetCapacity changes arc id's capacity (0 takes it out of use) from the
-// next Reset on, so one network can serve several checks on subsets of its
-// arcs.
-func (g *Network) SetCapacity(id int, capacity float64) {
-	g.arcs[id].original = capacity
-}
-
 // FlowState is a network's flow and capacities, saved to return to.
 type FlowState struct {
 	arcs []arc

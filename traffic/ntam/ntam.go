@@ -86,6 +86,7 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	defer scratches.Put(ws)
 	var sol Solution
 	links := ws.buildLinks(p, &sol)
+	ws.markPrevious(p, links)
 	if cfg.DisableFilter {
 		if err := ws.route(p, links, nil, &sol); err != nil {
 			return Solution{}, err
@@ -138,8 +139,8 @@ type scratch struct {
 	lanes    []flow.Lane
 	amounts  []float64
 	flows    []float64
-	// used marks the links Problem.Previous sent traffic over, and
-	// previous is that mark for each lane.
+	// used is Problem.Previous's fraction on each link (nil without a
+	// previous routing), and previous the same for each lane.
 	used     []float64
 	previous []float64
 	twoMeans twoMeansScratch
@@ -365,14 +366,14 @@ func largestRemovable(check *feasibility, p Problem, links *links, slow []int) i
 type feasibility struct {
 	g          *flow.Network
 	s, t       int
-	arcs       []int // links' arc ids
 	supplyFlow float64
+	left       []bool         // the links newFeasibility left out
 	saved      flow.FlowState // the search's last infeasible flow
 }
 
 // newFeasibility builds the check for a problem's links, all but those
 // left out, in f, reusing its network and arrays (a zoned cluster's
-// components build one every cycle). A link left out has arc id −1.
+// components build one every cycle).
 func newFeasibility(f *feasibility, p Problem, links *links, leaveOut []int) *feasibility {
 	nu, nv := len(p.Supplies), len(p.Demands)
 	if f.g == nil {
@@ -386,16 +387,15 @@ func newFeasibility(f *feasibility, p Problem, links *links, leaveOut []int) *fe
 	for j, a := range p.Demands {
 		f.g.AddArc(nu+j, f.t, a.Value, 0)
 	}
-	f.arcs = slices.Grow(f.arcs[:0], len(links.delay))[:len(links.delay)]
-	clear(f.arcs)
+	f.left = slices.Grow(f.left[:0], len(links.delay))[:len(links.delay)]
+	clear(f.left)
 	for _, k := range leaveOut {
-		f.arcs[k] = -1
+		f.left[k] = true
 	}
 	for k, d := range links.delay {
-		if f.arcs[k] == -1 {
-			continue
+		if !f.left[k] {
+			f.g.AddArc(k/nv, nu+k%nv, flow.Inf, d)
 		}
-		f.arcs[k] = f.g.AddArc(k/nv, nu+k%nv, flow.Inf, d)
 	}
 	return f
 }
@@ -435,7 +435,7 @@ func (ws *scratch) route(p Problem, links *links, dropped []bool, sol *Solution)
 	supplies, demands := amounts[:len(p.Supplies)], amounts[len(p.Supplies):]
 	ws.flows = slices.Grow(ws.flows[:0], len(lanes))[:len(lanes)]
 	flows := ws.flows
-	cost, err := flow.TransportFrom(flows, ws.previousLanes(p, links, lanes), supplies, demands, lanes)
+	cost, err := flow.TransportFrom(flows, ws.previousLanes(links, lanes), supplies, demands, lanes)
 	if errors.Is(err, flow.ErrInfeasible) {
 		return fmt.Errorf("route: %w", err)
 	}
@@ -459,16 +459,18 @@ func (ws *scratch) route(p Problem, links *links, dropped []bool, sol *Solution)
 	return nil
 }
 
-// previousLanes marks each lane that p.Previous sent traffic over with its
-// fraction, or returns nil when there is no previous routing. Nodes that
+// markPrevious records, once per solve, the fraction p.Previous sent over
+// each link (ws.used; nil when there is no previous routing). Nodes that
 // are no longer a supply or a demand are passed over.
-func (ws *scratch) previousLanes(p Problem, links *links, lanes []flow.Lane) []float64 {
+func (ws *scratch) markPrevious(p Problem, links *links) {
 	if p.Previous == nil {
-		return nil
+		ws.used = nil
+		return
 	}
 	nv := links.nv
-	used := resize(ws.used, links.nu*nv)
-	ws.used = used
+	n := links.nu * nv
+	ws.used = slices.Grow(ws.used[:0], n)[:n]
+	clear(ws.used)
 	if ws.supplyAt == nil {
 		ws.supplyAt = make(map[string]int32)
 	}
@@ -483,24 +485,22 @@ func (ws *scratch) previousLanes(p Problem, links *links, lanes []flow.Lane) []f
 		}
 		for _, to := range src.To {
 			if j, ok := ws.demandAt[to.Node]; ok {
-				used[int(i)*nv+int(j)] = to.Value
+				ws.used[int(i)*nv+int(j)] = to.Value
 			}
 		}
 	}
+}
+
+// previousLanes is ws.used for each lane, or nil without a previous
+// routing.
+func (ws *scratch) previousLanes(links *links, lanes []flow.Lane) []float64 {
+	if ws.used == nil {
+		return nil
+	}
 	previous := ws.previous[:0]
 	for _, l := range lanes {
-		previous = append(previous, used[int(l.From)*nv+int(l.To)])
+		previous = append(previous, ws.used[int(l.From)*links.nv+int(l.To)])
 	}
 	ws.previous = previous
 	return previous
-}
-
-// resize returns s with length n, zeroed, reusing its array when it can.
-func resize(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	s = s[:n]
-	clear(s)
-	return s
 }
