@@ -24,8 +24,11 @@ type Route struct {
 	// locality load balancing is switched off for it (weights written
 	// before are removed). Groups still carry the shares the policy tracks.
 	Envoy bool
-	// SlowLinks are the links classified slow; RemovedLinks those dropped.
-	SlowLinks, RemovedLinks []Link
+	// SlowLinks counts the links classified slow, RemovedLinks those
+	// dropped; KeptSlowLinks are the slow links that stayed because the
+	// traffic needed them (HEART's filter).
+	SlowLinks, RemovedLinks int
+	KeptSlowLinks           []Link
 	// Cost is Σ traffic × delay over the links used (traffic as fractions of
 	// the component's total), in milliseconds.
 	Cost float64

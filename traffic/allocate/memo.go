@@ -95,9 +95,9 @@ func sameDelays(a, b []float64) bool {
 	return true
 }
 
-// cloneSolution copies the slices a caller could modify. The link lists
-// are shared: nothing writes into them, and at their full capacity an
-// append copies them (a fleet's component lists a thousand slow links).
+// cloneSolution copies the slices a caller could modify. The kept slow
+// links are shared: nothing writes into them, and at their full capacity
+// an append copies them.
 func cloneSolution(s ntam.Solution) ntam.Solution {
 	out := s
 	out.Sources = make([]traffic.Source, len(s.Sources))
@@ -105,8 +105,7 @@ func cloneSolution(s ntam.Solution) ntam.Solution {
 		out.Sources[i] = src
 		out.Sources[i].To = slices.Clone(src.To)
 	}
-	out.SlowLinks = s.SlowLinks[:len(s.SlowLinks):len(s.SlowLinks)]
-	out.RemovedLinks = s.RemovedLinks[:len(s.RemovedLinks):len(s.RemovedLinks)]
+	out.KeptSlowLinks = s.KeptSlowLinks[:len(s.KeptSlowLinks):len(s.KeptSlowLinks)]
 	out.Notes = slices.Clone(s.Notes)
 	return out
 }

@@ -395,8 +395,8 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			results[res]++
 			mu.Unlock()
 			logArgs := []any{"component", r.Component, "destinationRule", t.key(), "result", res, "groups", groupSummary(r), "leftToEnvoy", r.Envoy}
-			if len(r.RemovedLinks) > 0 {
-				logArgs = append(logArgs, "removedLinks", len(r.RemovedLinks))
+			if r.RemovedLinks > 0 || len(r.KeptSlowLinks) > 0 {
+				logArgs = append(logArgs, "removedLinks", r.RemovedLinks, "keptSlowLinks", len(r.KeptSlowLinks))
 			}
 			switch {
 			case err != nil:

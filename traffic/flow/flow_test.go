@@ -323,8 +323,7 @@ func throughSourceAndSink(supply, demand []float64, lanes []Lane) (g *Network, s
 }
 
 // TestMaxFlowGoesOnAfterArcsAreAdded: arcs added between maximum flows
-// carry only what they allow on top of the flow already there, and Restore
-// drops them and returns to the saved flow exactly.
+// carry only what they allow on top of the flow already there.
 func TestMaxFlowGoesOnAfterArcsAreAdded(t *testing.T) {
 	g := NewNetwork(4) // s=0, a=1, b=2, t=3
 	sa := g.AddArc(0, 1, 2, 0)
@@ -336,17 +335,11 @@ func TestMaxFlowGoesOnAfterArcsAreAdded(t *testing.T) {
 	if f := g.MaxFlow(0, 3); f != 2 {
 		t.Fatalf("after adding a→t: %v more, want 2", f)
 	}
-	var saved FlowState
-	g.Save(&saved)
 	g.AddArc(2, 3, 0.5, 0)
 	if f := g.MaxFlow(0, 3); f != 0.5 {
 		t.Fatalf("after adding b→t at 0.5: %v more, want 0.5", f)
 	}
-	g.Restore(&saved)
 	if g.Flow(sa) != 2 || g.Flow(aT) != 2 {
-		t.Fatalf("restored flows %v and %v, want 2 and 2", g.Flow(sa), g.Flow(aT))
-	}
-	if f := g.MaxFlow(0, 3); f != 0 {
-		t.Fatalf("after Restore b→t is gone, yet %v more went", f)
+		t.Fatalf("flows %v and %v on s→a and a→t, want 2 and 2", g.Flow(sa), g.Flow(aT))
 	}
 }

@@ -59,27 +59,6 @@ func (g *Network) AddArc(from, to int, capacity, cost float64) int {
 	return id
 }
 
-// FlowState is a network's flow and capacities, saved to return to.
-type FlowState struct {
-	arcs []arc
-}
-
-// Save records the network's flow and capacities in s, reusing its array.
-func (g *Network) Save(s *FlowState) {
-	s.arcs = append(s.arcs[:0], g.arcs...)
-}
-
-// Restore returns the network to a state Save recorded, dropping the arcs
-// added since. MaxFlow goes on from the flow in the network, so adding arcs
-// a batch at a time and calling MaxFlow after each finds each batch's
-// maximum without starting over, and Restore goes back to try another.
-func (g *Network) Restore(s *FlowState) {
-	if len(g.arcs) != len(s.arcs) {
-		g.indexed = false
-	}
-	g.arcs = append(g.arcs[:0], s.arcs...)
-}
-
 // Flow is the flow on arc id after an algorithm ran.
 func (g *Network) Flow(id int) float64 {
 	return g.arcs[id^1].capacity

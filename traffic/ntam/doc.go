@@ -14,16 +14,18 @@
 //     slowest, keeping the last configuration a maximum-flow check proves
 //     feasible. Both rules end in the same place whenever removing every slow
 //     link together is feasible (all of them go), so the filter needs no
-//     "few" threshold: it first tries all of them together, and otherwise
-//     removes them one at a time from the slowest, stopping before the first
-//     removal after which some group's share could no longer be delivered
-//     (found by a binary search over the slowest prefix, since removing a
-//     link never makes the rest more capable); that link and the faster ones
-//     stay. Links of equal delay are removed together or not at all: nothing
-//     orders them (every unmeasured link costs the same worst delay), and
-//     the place in a list would decide otherwise. Trying all of them first
-//     is done by routing without them: only when that fails do the
-//     max-flow checks run.
+//     "few" threshold: when the fast links can carry the traffic every slow
+//     link goes; otherwise the slow links that stay are the fastest, as few
+//     as the traffic needs, since removing a link never makes the rest more
+//     capable. The search for them (search.go) adds slow links from the
+//     fastest to the fast ones and carries the maximum flow on until it
+//     delivers every share. Links of equal delay are removed together or not
+//     at all: nothing orders them (every unmeasured link costs the same worst
+//     delay), and the place in a list would decide otherwise. Whether the
+//     fast links suffice is found by routing over them, unless they split
+//     the nodes into parts that do not balance (as the zones of a cluster
+//     do, whose links between them are the slow ones): then routing would
+//     only fail, and the search starts at once.
 //  4. A minimum-cost flow over the remaining links minimises Σ traffic × delay
 //     subject to every upstream node sending its part and every group
 //     receiving its share: a transportation problem, solved by the network

@@ -1,7 +1,6 @@
 package ntam
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -43,11 +42,15 @@ type Problem struct {
 type Solution struct {
 	// Sources holds each upstream node's fractions per downstream node.
 	Sources []traffic.Source
-	// SlowLinks are the links k-means classified slow, supply by supply;
-	// RemovedLinks the ones dropped while every group's share stayed
-	// deliverable: all of them, or, when some had to stay, the slowest
-	// first.
-	SlowLinks, RemovedLinks []traffic.Link
+	// SlowLinks counts the links k-means classified slow; RemovedLinks
+	// those dropped while every group's share stayed deliverable: all of
+	// them, or, when some had to stay, all but the fastest the traffic
+	// needs, which KeptSlowLinks lists, supply by supply. Counts rather than
+	// lists: in a cluster of zones the slow links are the thousands between
+	// zones, and listing them for every component every cycle was most of
+	// a cycle's allocation.
+	SlowLinks, RemovedLinks int
+	KeptSlowLinks           []traffic.Link
 	// Cost is Σ flow × delay in milliseconds.
 	Cost float64
 	// Notes explain estimates and fallbacks.
@@ -95,33 +98,48 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	}
 
 	slow := ws.slowLinks(p, links, &sol)
-	// Removing links can only lower the maximum flow, so when the traffic
-	// can be routed without every slow link, both of HEART's rules (all
-	// together when few, one at a time otherwise) remove them all, and that
-	// routing is the answer. Only when it cannot does the filter order the
-	// slow links and run its max-flow checks: rarely where slow links are
-	// scattered, every cycle in a cluster of zones, where the slow links
-	// are those between zones and some of them must stay.
-	err := ws.route(p, links, ws.dropMask(len(links.delay), slow), &sol)
-	if errors.Is(err, flow.ErrInfeasible) {
-		slowest := slowestFirst(links, slow)
-		removed := largestRemovable(&ws.check, p, links, slowest)
-		if removed < len(slowest) {
-			sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slowest)-removed))
+	// HEART removes the slow links all together when few, one at a time,
+	// slowest first, otherwise, stopping before a removal that would leave a
+	// group's share undeliverable. Removing links can only lower the maximum
+	// flow, so both rules remove every slow link when the rest can carry the
+	// traffic; otherwise the slow links that stay are the fastest ones, as
+	// few as the traffic needs (keptUpTo). Where slow links are scattered
+	// the fast ones nearly always carry the traffic, and routing over them
+	// is the answer; in a cluster of zones, where the slow links are those
+	// between zones, the zones joined by fast links alone do not balance,
+	// and some slow links must stay every cycle, so routing without them
+	// first would only fail.
+	withoutSlow := ws.dropMask(len(links.delay), slow)
+	if !ws.check.unbalancedWithout(p, links, withoutSlow) {
+		err := ws.route(p, links, withoutSlow, &sol)
+		if err == nil {
+			sol.RemovedLinks = sol.SlowLinks
+			return sol, nil
 		}
-		if err = ws.route(p, links, ws.dropMask(len(links.delay), slowest[:removed]), &sol); err != nil {
+		if !errors.Is(err, flow.ErrInfeasible) {
 			return Solution{}, err
 		}
-		sol.RemovedLinks = make([]traffic.Link, 0, removed)
-		for _, k := range slowest[:removed] {
-			sol.RemovedLinks = append(sol.RemovedLinks, links.link(p, k))
-		}
-		return sol, nil
 	}
-	if err != nil {
+	kept := keptUpTo(&ws.check, p, links, slow)
+	removed := ws.removed[:0]
+	for _, k := range slow {
+		if links.delay[k] > kept {
+			removed = append(removed, k)
+		}
+	}
+	ws.removed = removed
+	if len(removed) < len(slow) {
+		sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-len(removed)))
+	}
+	if err := ws.route(p, links, ws.dropMask(len(links.delay), removed), &sol); err != nil {
 		return Solution{}, err
 	}
-	sol.RemovedLinks = sol.SlowLinks
+	sol.RemovedLinks = len(removed)
+	for _, k := range slow {
+		if links.delay[k] <= kept {
+			sol.KeptSlowLinks = append(sol.KeptSlowLinks, links.link(p, k))
+		}
+	}
 	return sol, nil
 }
 
@@ -135,6 +153,7 @@ type scratch struct {
 	supplyAt map[string]int32
 	delays   []float64
 	slow     []int
+	removed  []int
 	dropped  []bool
 	lanes    []flow.Lane
 	amounts  []float64
@@ -249,21 +268,8 @@ func (ws *scratch) slowLinks(p Problem, ls *links, sol *Solution) []int {
 		}
 	}
 	ws.slow = slow
-	sol.SlowLinks = make([]traffic.Link, len(slow))
-	for n, k := range slow {
-		sol.SlowLinks[n] = ls.link(p, k)
-	}
+	sol.SlowLinks = len(slow)
 	return slow
-}
-
-// slowestFirst returns the slow links ordered by delay, largest first,
-// ties in link order: the order in which largestRemovable tries them.
-func slowestFirst(ls *links, slow []int) []int {
-	out := slices.Clone(slow)
-	// Ties broken by link number rather than by a stable sort, which was a
-	// sixth of a zoned component's solve (thousands of slow links).
-	slices.SortFunc(out, func(a, b int) int { return cmp.Or(cmp.Compare(ls.delay[b], ls.delay[a]), cmp.Compare(a, b)) })
-	return out
 }
 
 // link is link k as the solution reports it.
@@ -285,120 +291,10 @@ func (ws *scratch) dropMask(n int, drop []int) []bool {
 	return dropped
 }
 
-// largestRemovable removes slow links one at a time from the slowest,
-// stopping before the first removal that would leave some share
-// undeliverable, and returns how many went. Links of equal delay go
-// together or not at all: nothing orders them (unmeasured links all cost
-// the worst measured delay, for one), and removing some of them by their
-// place in a list would be arbitrary.
-//
-// Removing a link never makes the rest more capable, so the answer is the
-// shortest run of the fastest slow links that, kept, makes the traffic
-// deliverable. The search keeps links from the fastest: one group of equal
-// delay, then two, four and so on, each batch added to the max-flow
-// network and the maximum flow carried on from the last,
-// until the traffic fits; then it bisects the last batch, going back to the
-// flow saved before it. Each check carries the flow on from an earlier one
-// instead of starting from nothing. In a cluster of zones the slow links
-// are the thousands of links between zones, each with its own measured
-// delay, and of those usually a few dozen must stay, so the search takes a
-// few doubling steps from the fast end (BenchmarkLargestRemovable times it
-// beside the binary search over full maximum flows it replaced).
-func largestRemovable(check *feasibility, p Problem, links *links, slow []int) int {
-	// The prefixes that end between two different delays.
-	cuts := []int{0}
-	for k := 1; k <= len(slow); k++ {
-		if k == len(slow) || links.delay[slow[k]] != links.delay[slow[k-1]] {
-			cuts = append(cuts, k)
-		}
-	}
-	// The network starts with the fast links only: the slow ones join it as
-	// they are kept, so each check walks the links in play, not all of them.
-	newFeasibility(check, p, links, slow)
-	delivered := check.g.MaxFlow(check.s, check.t)
-	nu, nv := len(p.Supplies), links.nv
-	// keep adds slow[from:to] and reports whether the traffic now fits.
-	keep := func(from, to int) bool {
-		for _, k := range slow[from:to] {
-			check.g.AddArc(k/nv, nu+k%nv, flow.Inf, links.delay[k])
-		}
-		delivered += check.g.MaxFlow(check.s, check.t)
-		return delivered >= check.supplyFlow-tolerance
-	}
-	hi := len(cuts) - 1 // removing the first cuts[hi] slow links
-	if delivered >= check.supplyFlow-tolerance {
-		return cuts[hi]
-	}
-	// hi is known infeasible, with its flow saved; lo is the candidate.
-	saved := &check.saved
-	savedDelivered := delivered
-	check.g.Save(saved)
-	lo := 0
-	for step := 1; ; step *= 2 {
-		next := max(hi-step, 0)
-		if next == 0 || keep(cuts[next], cuts[hi]) {
-			lo = next
-			break
-		}
-		hi = next
-		check.g.Save(saved)
-		savedDelivered = delivered
-	}
-	// cuts[lo] is feasible (cuts[0], keeping every link, by assumption,
-	// as before any check), cuts[hi] is not and its flow is saved.
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		check.g.Restore(saved)
-		delivered = savedDelivered
-		if keep(cuts[mid], cuts[hi]) {
-			lo = mid
-		} else {
-			hi = mid
-			check.g.Save(saved)
-			savedDelivered = delivered
-		}
-	}
-	return cuts[lo]
-}
-
-// feasibility is the max-flow check, source → upstream → downstream →
-// sink: can the links carry all the traffic?
-type feasibility struct {
-	g          *flow.Network
-	s, t       int
-	supplyFlow float64
-	left       []bool         // the links newFeasibility left out
-	saved      flow.FlowState // the search's last infeasible flow
-}
-
-// newFeasibility builds the check for a problem's links, all but those
-// left out, in f, reusing its network and arrays (a zoned cluster's
-// components build one every cycle).
-func newFeasibility(f *feasibility, p Problem, links *links, leaveOut []int) *feasibility {
-	nu, nv := len(p.Supplies), len(p.Demands)
-	if f.g == nil {
-		f.g = flow.NewNetworkSized(nu+nv+2, nu+nv+len(links.delay))
-	}
-	f.g.Rebuild(nu + nv + 2)
-	f.s, f.t, f.supplyFlow = nu+nv, nu+nv+1, total(p.Supplies)
-	for i, a := range p.Supplies {
-		f.g.AddArc(f.s, i, a.Value, 0)
-	}
-	for j, a := range p.Demands {
-		f.g.AddArc(nu+j, f.t, a.Value, 0)
-	}
-	f.left = slices.Grow(f.left[:0], len(links.delay))[:len(links.delay)]
-	clear(f.left)
-	for _, k := range leaveOut {
-		f.left[k] = true
-	}
-	for k, d := range links.delay {
-		if !f.left[k] {
-			f.g.AddArc(k/nv, nu+k%nv, flow.Inf, d)
-		}
-	}
-	return f
-}
+// demandScale is what the demands are multiplied by to sum to the
+// supplies' total exactly (checkAmounts holds both to 1 within rounding), so
+// a routing can deliver them all.
+func demandScale(p Problem) float64 { return total(p.Supplies) / total(p.Demands) }
 
 func total(as []traffic.Amount) float64 {
 	sum := 0.0
@@ -427,7 +323,7 @@ func (ws *scratch) route(p Problem, links *links, dropped []bool, sol *Solution)
 	for _, a := range p.Supplies {
 		amounts = append(amounts, a.Value)
 	}
-	scale := total(p.Supplies) / total(p.Demands)
+	scale := demandScale(p)
 	for _, a := range p.Demands {
 		amounts = append(amounts, a.Value*scale)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,11 +111,11 @@ func TestSlowLinkDroppedAndStrandingRefused(t *testing.T) {
 	if got := criticalPath(sol, d); got != 80 {
 		t.Errorf("critical path with the filter = %v ms, want 80", got)
 	}
-	if len(sol.RemovedLinks) != 1 || sol.RemovedLinks[0] != (traffic.Link{From: "A", To: "Y", DelayMs: 100}) {
-		t.Errorf("removed %v, want only A→Y", sol.RemovedLinks)
+	if sol.SlowLinks != 3 || sol.RemovedLinks != 1 {
+		t.Errorf("%d slow links, %d removed, want the three ≥ 80 ms slow and only A→Y removed", sol.SlowLinks, sol.RemovedLinks)
 	}
-	if len(sol.SlowLinks) != 3 {
-		t.Errorf("slow links %v, want the three ≥ 80 ms", sol.SlowLinks)
+	if want := []traffic.Link{{From: "A", To: "X", DelayMs: 80}, {From: "B", To: "Y", DelayMs: 80}}; !slices.Equal(sol.KeptSlowLinks, want) {
+		t.Errorf("kept slow links %v, want %v", sol.KeptSlowLinks, want)
 	}
 	if got := sol.Sources[0].To; len(got) != 1 || got[0].Node != "X" || got[0].Value != 1 {
 		t.Errorf("A sends %v, want everything to X", got)
@@ -142,8 +143,8 @@ func TestFewSlowLinksRemovedTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sol.RemovedLinks) != 2 {
-		t.Errorf("removed %v, want the two 30 ms links", sol.RemovedLinks)
+	if sol.RemovedLinks != 2 || sol.KeptSlowLinks != nil {
+		t.Errorf("removed %d, kept %v, want the two 30 ms links removed", sol.RemovedLinks, sol.KeptSlowLinks)
 	}
 	if sol.Cost > 1e-9 {
 		t.Errorf("cost %v: equal supplies and demands on every node should stay local (0)", sol.Cost)
@@ -230,7 +231,7 @@ func TestSolveProperties(t *testing.T) {
 			}
 		}
 		again, _ := Solve(DefaultConfig(), p)
-		if again.Cost != sol.Cost || len(again.RemovedLinks) != len(sol.RemovedLinks) {
+		if again.Cost != sol.Cost || again.RemovedLinks != sol.RemovedLinks || !slices.Equal(again.KeptSlowLinks, sol.KeptSlowLinks) {
 			t.Fatalf("trial %d: not deterministic", trial)
 		}
 	}
@@ -410,7 +411,7 @@ func TestEqualDelaysAreRemovedTogetherOrNotAtAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sol.SlowLinks) != 2 || len(sol.RemovedLinks) != 0 {
-		t.Errorf("slow %v, removed %v: want both 90 ms links slow and neither removed", sol.SlowLinks, sol.RemovedLinks)
+	if sol.SlowLinks != 2 || sol.RemovedLinks != 0 || len(sol.KeptSlowLinks) != 2 {
+		t.Errorf("%d slow, %d removed, kept %v: want both 90 ms links slow and kept", sol.SlowLinks, sol.RemovedLinks, sol.KeptSlowLinks)
 	}
 }
