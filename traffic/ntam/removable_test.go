@@ -2,6 +2,7 @@ package ntam
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/flow"
 )
 
 // keptUpToByBisection is the search keptUpTo replaced, kept as its
@@ -141,4 +143,68 @@ func BenchmarkLargestRemovable(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestUnbalancedWithoutOnlyWhenRoutingFails: when unbalancedWithout says
+// the links left cannot carry the traffic, routing over them fails; in
+// zoned components it says so whenever that routing fails, so no zoned
+// solve routes in vain.
+func TestUnbalancedWithoutOnlyWhenRoutingFails(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 4))
+	check := new(feasibility)
+	said := 0
+	for trial := range 300 {
+		nu, nv := 2+rng.IntN(30), 2+rng.IntN(30)
+		var p Problem
+		zoned := trial%2 == 0
+		if zoned {
+			p = zonedProblem(rng, nu, nv, 2+rng.IntN(3), 0)
+		} else {
+			p = randomProblem(rng, nu, nv)
+		}
+		ws := new(scratch)
+		var sol Solution
+		links := ws.buildLinks(p, &sol)
+		dropped := ws.dropMask(len(links.delay), ws.slowLinks(p, links, &sol))
+		unbalanced := check.unbalancedWithout(p, links, dropped)
+		err := ws.route(p, links, dropped, &sol)
+		fails := errors.Is(err, flow.ErrInfeasible)
+		if err != nil && !fails {
+			t.Fatal(err)
+		}
+		if unbalanced && !fails {
+			t.Fatalf("trial %d (%d × %d): said unbalanced, yet routing without the slow links succeeded", trial, nu, nv)
+		}
+		if zoned && fails && !unbalanced {
+			t.Fatalf("trial %d (%d × %d zoned): routing without the slow links failed, unbalancedWithout did not say so", trial, nu, nv)
+		}
+		if unbalanced {
+			said++
+		}
+	}
+	if said < 100 {
+		t.Errorf("unbalanced in only %d of 300 trials: the generator no longer tests it", said)
+	}
+}
+
+// randomProblem is a component whose slow links are scattered: one link in
+// three 20–50 ms, the rest 0.2–2 ms, so in small components the fast links
+// sometimes leave a node cut off.
+func randomProblem(rng *rand.Rand, nu, nv int) Problem {
+	sup, dem := make([]traffic.Amount, nu), make([]traffic.Amount, nv)
+	for i := range sup {
+		sup[i] = traffic.Amount{Node: fmt.Sprintf("n%03d", i), Value: rng.Float64() + 0.01}
+	}
+	for j := range dem {
+		dem[j] = traffic.Amount{Node: fmt.Sprintf("n%03d", j+nu/2), Value: rng.Float64() + 0.01}
+	}
+	sup, dem = traffic.Normalize(sup), traffic.Normalize(dem)
+	delays := make([]float64, nu*nv)
+	for k := range delays {
+		delays[k] = 0.2 + 1.8*rng.Float64()
+		if rng.IntN(3) == 0 {
+			delays[k] = 20 + 30*rng.Float64()
+		}
+	}
+	return Problem{Supplies: sup, Demands: dem, Delays: delays}
 }
