@@ -322,6 +322,59 @@ func throughSourceAndSink(supply, demand []float64, lanes []Lane) (g *Network, s
 	return g, s, t
 }
 
+// TestMaxFlowGoesOnAsArcsAreAddedMatchesAFreshOne: on random networks
+// whose arcs are added a few at a time between maximum flows (into the
+// index's free places, and past them), the flow carried on is after each
+// batch the maximum flow of the same network built afresh.
+func TestMaxFlowGoesOnAsArcsAreAddedMatchesAFreshOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	grew := 0
+	for trial := range 300 {
+		n := 4 + rng.IntN(12)
+		s, sink := 0, n-1
+		type added struct {
+			u, v     int
+			capacity float64
+		}
+		var arcs []added
+		g := NewNetwork(n)
+		value := g.MaxFlow(s, sink)
+		for range 4 * n {
+			a := added{rng.IntN(n), rng.IntN(n), []float64{Inf, 1, float64(rng.IntN(5)), rng.Float64()}[rng.IntN(4)]}
+			if a.u == a.v || a.capacity == Inf && rng.IntN(4) > 0 {
+				continue
+			}
+			arcs = append(arcs, a)
+			g.AddArc(a.u, a.v, a.capacity, 0)
+			if rng.IntN(3) == 0 {
+				continue // several arcs between two maximum flows
+			}
+			more := g.MaxFlow(s, sink)
+			fresh := NewNetwork(n)
+			for _, a := range arcs {
+				fresh.AddArc(a.u, a.v, a.capacity, 0)
+			}
+			want := fresh.MaxFlow(s, sink)
+			if math.IsInf(want, 1) {
+				if !math.IsInf(more, 1) {
+					t.Fatalf("trial %d, %d arcs: %v more on top of %v, a maximum flow afresh Inf", trial, len(arcs), more, value)
+				}
+				break
+			}
+			if math.Abs(value+more-want) > 1e-9 {
+				t.Fatalf("trial %d, %d arcs: %v carried on, a maximum flow afresh %v", trial, len(arcs), value+more, want)
+			}
+			if more > Epsilon {
+				grew++
+			}
+			value += more
+		}
+	}
+	if grew < 300 {
+		t.Errorf("the flow grew only %d times in 300 trials: the generator no longer tests carrying it on", grew)
+	}
+}
+
 // TestMaxFlowGoesOnAfterArcsAreAdded: arcs added between maximum flows
 // carry only what they allow on top of the flow already there.
 func TestMaxFlowGoesOnAfterArcsAreAdded(t *testing.T) {

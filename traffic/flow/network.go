@@ -9,12 +9,16 @@ var Inf = math.Inf(1)
 // arc is stored with its residual twin, so algorithms can read the flow they
 // left on every arc. The arcs leaving each node are indexed only when an
 // algorithm walks them (maximum flow does; the simplex does not), in one
-// pass, so building a network is two appends per arc.
+// pass, so building a network is two appends per arc. The index leaves a
+// few free places after each node's arcs, so arcs added between two
+// maximum flows (NTAM's slow-link search adds a few dozen to ten thousand)
+// go into it without indexing the network again.
 type Network struct {
 	nodes int
 	arcs  []arc
 	// start and out index the arcs (forward and residual) by tail node:
-	// node u's are out[start[u]:start[u+1]], once indexed is set.
+	// node u's are out[start[u]:fill[u]], once indexed is set, and
+	// out[fill[u]:start[u+1]] is free for arcs added later.
 	start, out, fill []int32
 	indexed          bool
 	// MaxFlow's working arrays, kept for the next call.
@@ -55,7 +59,13 @@ func (g *Network) AddArc(from, to int, capacity, cost float64) int {
 	id := len(g.arcs)
 	g.arcs = append(g.arcs, arc{to: to, capacity: capacity, cost: cost, original: capacity})
 	g.arcs = append(g.arcs, arc{to: from, capacity: 0, cost: -cost})
-	g.indexed = false
+	if g.indexed && g.fill[from] < g.start[from+1] && g.fill[to] < g.start[to+1] {
+		g.out[g.fill[from]], g.out[g.fill[to]] = int32(id), int32(id+1)
+		g.fill[from]++
+		g.fill[to]++
+	} else {
+		g.indexed = false
+	}
 	return id
 }
 
@@ -78,8 +88,12 @@ func (g *Network) adj(u int) []int32 {
 	if !g.indexed {
 		g.index()
 	}
-	return g.out[g.start[u]:g.start[u+1]]
+	return g.out[g.start[u]:g.fill[u]]
 }
+
+// indexSlack is the number of free places the index leaves after each
+// node's arcs.
+const indexSlack = 4
 
 func (g *Network) index() {
 	g.start = resize(g.start, g.nodes+1)
@@ -87,11 +101,11 @@ func (g *Network) index() {
 		g.start[g.arcs[i^1].to+1]++
 	}
 	for u := range g.nodes {
-		g.start[u+1] += g.start[u]
+		g.start[u+1] += g.start[u] + indexSlack
 	}
 	g.fill = grow(g.fill, g.nodes)
 	copy(g.fill, g.start)
-	g.out = grow(g.out, len(g.arcs))
+	g.out = grow(g.out, len(g.arcs)+indexSlack*g.nodes)
 	for i := range g.arcs {
 		from := g.arcs[i^1].to
 		g.out[g.fill[from]] = int32(i)
