@@ -175,15 +175,19 @@ func (f *feasibility) unbalancedWithout(p Problem, links *links, dropped []bool)
 		f.part[u] = int32(u)
 	}
 	parts := nu + nv
-	for k := range links.delay {
-		if dropped != nil && dropped[k] {
-			continue
-		}
-		a, b := f.root(k/nv), f.root(nu+k%nv)
-		if a != b {
-			f.part[a] = b
-			if parts--; parts == 1 {
-				return false
+	for i := range nu {
+		a := f.root(i)
+		for j := range nv {
+			// Once joined, a demand points straight at its part's root
+			// (root halves paths), so most links cost one comparison.
+			if dropped != nil && dropped[i*nv+j] || f.part[nu+j] == a {
+				continue
+			}
+			if b := f.root(nu + j); b != a {
+				f.part[b] = a
+				if parts--; parts == 1 {
+					return false
+				}
 			}
 		}
 	}
