@@ -256,7 +256,10 @@ func randomAmounts(rng *rand.Rand, nodes []string, n int) []traffic.Amount {
 // downstream nodes: with one link in ten slow at random (removing them all
 // leaves the traffic deliverable), and spread over three zones whose links
 // between them are slow (some of those must stay, and the filter searches
-// for them).
+// for them), each with its own delay (zones) or with delays rounded to
+// 0.5 ms, so that they stay or go in groups of hundreds (zones-tied, as
+// when probes measure few node pairs between zones and the rest cost the
+// worst measured delay).
 func BenchmarkSolve(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 100
@@ -286,6 +289,7 @@ func BenchmarkSolve(b *testing.B) {
 	}{
 		{"random", Problem{Supplies: sup, Demands: dem, Delays: delays}},
 		{"zones", zonedProblem(rand.New(rand.NewPCG(1, 2)), n, n, 3, 0)},
+		{"zones-tied", zonedProblem(rand.New(rand.NewPCG(1, 2)), n, n, 3, 0.5)},
 	} {
 		p := c.p
 		for _, filter := range []bool{true, false} {

@@ -208,3 +208,48 @@ func randomProblem(rng *rand.Rand, nu, nv int) Problem {
 	}
 	return Problem{Supplies: sup, Demands: dem, Delays: delays}
 }
+
+// TestPopFastestTakesEachDelayWhole: popping a heap of links with few or
+// many ties gives each delay's links together, every one of them, in
+// increasing delay, whether the group is popped or filtered out.
+func TestPopFastestTakesEachDelayWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for trial := range 300 {
+		n := 1 + rng.IntN(300)
+		ls := &links{delay: make([]float64, n)}
+		distinct := 1 + rng.IntN(n)
+		for k := range ls.delay {
+			ls.delay[k] = float64(rng.IntN(distinct))
+		}
+		h := slowLinkHeap{links: ls}
+		for k := range n {
+			h.heap = append(h.heap, k)
+		}
+		rng.Shuffle(n, func(a, b int) { h.heap[a], h.heap[b] = h.heap[b], h.heap[a] })
+		h.init()
+		seen := make([]bool, n)
+		last := math.Inf(-1)
+		for len(h.heap) > 0 {
+			group := h.popFastest(nil)
+			d := ls.delay[group[0]]
+			if d <= last {
+				t.Fatalf("trial %d: delay %v after %v", trial, d, last)
+			}
+			for _, k := range group {
+				if ls.delay[k] != d || seen[k] {
+					t.Fatalf("trial %d: link %d (%v ms) in the group of %v ms, or twice", trial, k, ls.delay[k], d)
+				}
+				seen[k] = true
+			}
+			for _, k := range h.heap {
+				if ls.delay[k] == d {
+					t.Fatalf("trial %d: link %d of %v ms left behind", trial, k, d)
+				}
+			}
+			last = d
+		}
+		if i := slices.Index(seen, false); i >= 0 {
+			t.Fatalf("trial %d: link %d never popped", trial, i)
+		}
+	}
+}

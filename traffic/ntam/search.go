@@ -2,6 +2,7 @@ package ntam
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/artt-dev/artt/traffic/flow"
@@ -32,7 +33,8 @@ func keptUpTo(check *feasibility, p Problem, links *links, slow []int) float64 {
 	if value >= check.supplyFlow-tolerance {
 		return math.Inf(-1)
 	}
-	fastest := slowLinkHeap{links: links, heap: append(check.heap[:0], slow...)}
+	fastest := &check.fastest
+	fastest.links, fastest.heap = links, append(fastest.heap[:0], slow...)
 	fastest.init()
 	nu, nv := links.nu, links.nv
 	check.touched = slices.Grow(check.touched[:0], nu+nv)[:nu+nv]
@@ -43,8 +45,8 @@ func keptUpTo(check *feasibility, p Problem, links *links, slow []int) float64 {
 	kept := math.Inf(-1)
 	for len(fastest.heap) > 0 {
 		kept = links.delay[fastest.heap[0]]
-		for len(fastest.heap) > 0 && links.delay[fastest.heap[0]] == kept {
-			k := fastest.pop()
+		check.group = fastest.popFastest(check.group[:0])
+		for _, k := range check.group {
 			from, to := k/nv, nu+k%nv
 			check.g.AddArc(from, to, flow.Inf, links.delay[k])
 			if !check.touched[from] {
@@ -70,7 +72,6 @@ func keptUpTo(check *feasibility, p Problem, links *links, slow []int) float64 {
 		clear(check.touched)
 		fromSupplies, toDemands = 0, 0
 	}
-	check.heap = fastest.heap
 	return kept
 }
 
@@ -79,6 +80,7 @@ func keptUpTo(check *feasibility, p Problem, links *links, slow []int) float64 {
 type slowLinkHeap struct {
 	links *links
 	heap  []int
+	top   []int // popFastest's positions of the fastest links
 }
 
 func (h *slowLinkHeap) less(a, b int) bool {
@@ -90,6 +92,38 @@ func (h *slowLinkHeap) init() {
 	for i := len(h.heap)/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
+}
+
+// popFastest removes the links of the smallest delay from the heap and
+// appends them to out. They sit at the top of the heap, as a subtree whose
+// every node holds that delay, so they are found without looking further.
+// A few are then popped one at a time, log n each; many are filtered out
+// and the heap built again, n in all: ties come in groups of hundreds or
+// thousands where few node pairs between zones are probed, since every
+// unmeasured link costs the same worst measured delay.
+func (h *slowLinkHeap) popFastest(out []int) []int {
+	d := h.links.delay[h.heap[0]]
+	h.top = append(h.top[:0], 0)
+	for n := 0; n < len(h.top); n++ {
+		for c := 2*h.top[n] + 1; c <= 2*h.top[n]+2 && c < len(h.heap); c++ {
+			if h.links.delay[h.heap[c]] == d {
+				h.top = append(h.top, c)
+			}
+		}
+	}
+	if len(h.top)*bits.Len(uint(len(h.heap))) < len(h.heap) {
+		for range h.top {
+			out = append(out, h.pop())
+		}
+		return out
+	}
+	for _, i := range h.top {
+		out = append(out, h.heap[i])
+		h.heap[i] = -1
+	}
+	h.heap = slices.DeleteFunc(h.heap, func(k int) bool { return k < 0 })
+	h.init()
+	return out
 }
 
 // pop removes and returns the fastest link.
@@ -129,8 +163,9 @@ type feasibility struct {
 	part    []int32
 	balance []float64
 	// keptUpTo's working state, kept for the next search.
-	heap    []int
+	fastest slowLinkHeap
 	touched []bool // the supplies and demands of the links added since the last look
+	group   []int  // the links of one delay, added together
 }
 
 // newFeasibility builds the check for a problem's links, all but those
