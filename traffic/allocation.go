@@ -25,10 +25,11 @@ type Route struct {
 	// before are removed). Groups still carry the shares the policy tracks.
 	Envoy bool
 	// SlowLinks counts the links classified slow, RemovedLinks those
-	// dropped; KeptSlowLinks are the slow links that stayed because the
-	// traffic needed them (HEART's filter).
+	// dropped (HEART's filter); the others stayed because the traffic
+	// needed them: the slow links of delays up to KeptSlowUpToMs (0 when
+	// none stayed).
 	SlowLinks, RemovedLinks int
-	KeptSlowLinks           []Link
+	KeptSlowUpToMs          float64
 	// Cost is Σ traffic × delay over the links used (traffic as fractions of
 	// the component's total), in milliseconds.
 	Cost float64

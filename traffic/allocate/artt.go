@@ -165,7 +165,7 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		h := judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component))
 		r.Notes = append(r.Notes, h.note())
 		if h.envoy {
-			r.Envoy, r.Sources, r.SlowLinks, r.RemovedLinks, r.KeptSlowLinks, r.Cost = true, nil, 0, 0, nil, h.spreadCost
+			r.Envoy, r.Sources, r.SlowLinks, r.RemovedLinks, r.KeptSlowUpToMs, r.Cost = true, nil, 0, 0, 0, h.spreadCost
 		}
 		return r, true, nil
 	})

@@ -64,7 +64,7 @@ func routeGroups(x *traffic.Index, memo *solutionMemo, r traffic.Route, groups [
 	if err != nil {
 		return traffic.Route{}, false, err
 	}
-	r.Sources, r.SlowLinks, r.RemovedLinks, r.KeptSlowLinks = sol.Sources, sol.SlowLinks, sol.RemovedLinks, sol.KeptSlowLinks
+	r.Sources, r.SlowLinks, r.RemovedLinks, r.KeptSlowUpToMs = sol.Sources, sol.SlowLinks, sol.RemovedLinks, sol.KeptSlowUpToMs
 	r.Notes = append(r.Notes, sol.Notes...)
 	finish(x, &r, groups)
 	return r, true, nil

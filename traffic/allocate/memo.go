@@ -95,9 +95,7 @@ func sameDelays(a, b []float64) bool {
 	return true
 }
 
-// cloneSolution copies the slices a caller could modify. The kept slow
-// links are shared: nothing writes into them, and at their full capacity
-// an append copies them.
+// cloneSolution copies the slices a caller could modify.
 func cloneSolution(s ntam.Solution) ntam.Solution {
 	out := s
 	out.Sources = make([]traffic.Source, len(s.Sources))
@@ -105,7 +103,6 @@ func cloneSolution(s ntam.Solution) ntam.Solution {
 		out.Sources[i] = src
 		out.Sources[i].To = slices.Clone(src.To)
 	}
-	out.KeptSlowLinks = s.KeptSlowLinks[:len(s.KeptSlowLinks):len(s.KeptSlowLinks)]
 	out.Notes = slices.Clone(s.Notes)
 	return out
 }

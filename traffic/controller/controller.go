@@ -395,8 +395,11 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			results[res]++
 			mu.Unlock()
 			logArgs := []any{"component", r.Component, "destinationRule", t.key(), "result", res, "groups", groupSummary(r), "leftToEnvoy", r.Envoy}
-			if r.RemovedLinks > 0 || len(r.KeptSlowLinks) > 0 {
-				logArgs = append(logArgs, "removedLinks", r.RemovedLinks, "keptSlowLinks", len(r.KeptSlowLinks))
+			if r.SlowLinks > 0 {
+				logArgs = append(logArgs, "slowLinksRemoved", r.RemovedLinks, "slowLinksKept", r.SlowLinks-r.RemovedLinks)
+			}
+			if r.KeptSlowUpToMs > 0 {
+				logArgs = append(logArgs, "slowLinksKeptUpToMs", r.KeptSlowUpToMs)
 			}
 			switch {
 			case err != nil:

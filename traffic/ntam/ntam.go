@@ -45,12 +45,13 @@ type Solution struct {
 	// SlowLinks counts the links k-means classified slow; RemovedLinks
 	// those dropped while every group's share stayed deliverable: all of
 	// them, or, when some had to stay, all but the fastest the traffic
-	// needs, which KeptSlowLinks lists, supply by supply. Counts rather than
-	// lists: in a cluster of zones the slow links are the thousands between
-	// zones, and listing them for every component every cycle was most of
-	// a cycle's allocation.
+	// needs, the slow links of delays up to KeptSlowUpToMs (0 when none
+	// stayed). Counts and a bound rather than lists: in a cluster of zones
+	// the slow links are the thousands between zones, often thousands of
+	// them stay, and listing them for every component every cycle was most
+	// of a cycle's allocation.
 	SlowLinks, RemovedLinks int
-	KeptSlowLinks           []traffic.Link
+	KeptSlowUpToMs          float64
 	// Cost is Σ flow × delay in milliseconds.
 	Cost float64
 	// Notes explain estimates and fallbacks.
@@ -129,16 +130,14 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 	}
 	ws.removed = removed
 	if len(removed) < len(slow) {
-		sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links: removing the next would leave a group's share undeliverable", len(slow)-len(removed)))
+		sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links, up to %.3g ms: removing the next would leave a group's share undeliverable", len(slow)-len(removed), kept))
 	}
 	if err := ws.route(p, links, ws.dropMask(len(links.delay), removed), &sol); err != nil {
 		return Solution{}, err
 	}
 	sol.RemovedLinks = len(removed)
-	for _, k := range slow {
-		if links.delay[k] <= kept {
-			sol.KeptSlowLinks = append(sol.KeptSlowLinks, links.link(p, k))
-		}
+	if len(removed) < len(slow) {
+		sol.KeptSlowUpToMs = kept
 	}
 	return sol, nil
 }

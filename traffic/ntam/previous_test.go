@@ -52,8 +52,8 @@ func TestSolveFromPreviousMatchesCold(t *testing.T) {
 			if math.Abs(warm.Cost-cold.Cost) > 1e-9 {
 				t.Fatalf("%s: from the previous routing the cost is %v, cold %v", name, warm.Cost, cold.Cost)
 			}
-			if warm.RemovedLinks != cold.RemovedLinks || !slices.Equal(warm.KeptSlowLinks, cold.KeptSlowLinks) {
-				t.Fatalf("%s: removed %d and kept %v from the previous routing, %d and %v cold", name, warm.RemovedLinks, warm.KeptSlowLinks, cold.RemovedLinks, cold.KeptSlowLinks)
+			if warm.RemovedLinks != cold.RemovedLinks || warm.KeptSlowUpToMs != cold.KeptSlowUpToMs {
+				t.Fatalf("%s: removed %d and kept up to %v ms from the previous routing, %d and %v cold", name, warm.RemovedLinks, warm.KeptSlowUpToMs, cold.RemovedLinks, cold.KeptSlowUpToMs)
 			}
 			received := map[string]float64{}
 			for _, s := range warm.Sources {
