@@ -66,14 +66,19 @@ func BenchmarkCycle(b *testing.B) {
 // forth, fifteen seconds apart). start=previous is the allocator as it
 // runs: each component's problem starts from its last routing.
 // start=cold solves every problem from scratch, the policy otherwise the
-// same. LATA is left out: it keeps no routing from cycle to cycle.
+// same. LATA is left out: it keeps no routing from cycle to cycle. The
+// topologies are BenchmarkCycle's.
 func BenchmarkPeriodicCycle(b *testing.B) {
 	type size struct{ replicas, nodes, components, span int }
 	for _, sz := range []struct {
 		topology string
 		size
-	}{{"spread", size{1000, 50, 10, 50}}, {"spread", size{10000, 500, 100, 500}}, {"span20", size{10000, 500, 100, 20}}} {
-		walk := driftingSnapshots(chainClusterSpan(1, sz.nodes, sz.components, sz.replicas/sz.components, sz.span), 8, 0.05)
+	}{{"spread", size{1000, 50, 10, 50}}, {"spread", size{10000, 500, 100, 500}}, {"span20", size{10000, 500, 100, 20}}, {"zones", size{10000, 500, 100, 500}}} {
+		first := chainClusterSpan(1, sz.nodes, sz.components, sz.replicas/sz.components, sz.span)
+		if sz.topology == "zones" {
+			first = inZones(first, 1)
+		}
+		walk := driftingSnapshots(first, 8, 0.05)
 		for _, name := range []string{"heart", "artt"} {
 			for _, start := range []string{"cold", "previous"} {
 				b.Run(fmt.Sprintf("topology=%s/replicas=%d/nodes=%d/policy=%s/start=%s", sz.topology, sz.replicas, sz.nodes, name, start), func(b *testing.B) {
