@@ -60,7 +60,7 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 // problem) and completes the route.
 func routeGroups(x *traffic.Index, memo *solutionMemo, r traffic.Route, groups []traffic.Group, supplies, demands []traffic.Amount, cfg ntam.Config) (traffic.Route, bool, error) {
 	demands = traffic.Normalize(demands)
-	sol, err := memo.solve(r.Component, cfg, ntam.Problem{Supplies: supplies, Demands: demands, Delays: x.DelayMatrix(nil, supplies, demands)})
+	sol, err := memo.solve(r.Component, cfg, ntam.Problem{Supplies: supplies, Demands: demands, Delays: x.DelayMatrix(memo.delayBuffer(r.Component), supplies, demands)})
 	if err != nil {
 		return traffic.Route{}, false, err
 	}

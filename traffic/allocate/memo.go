@@ -37,7 +37,12 @@ type memoEntry struct {
 	cfg               ntam.Config
 	supplies, demands []traffic.Amount
 	delays            []float64 // supplies × demands; NaN where unmeasured
-	sol               ntam.Solution
+	// spare is the delay matrix of the problem solved before this one,
+	// which nothing reads any more: delayBuffer hands it out for the next
+	// problem's, so a periodic cycle writes each component's matrix (ten
+	// thousand delays on a fleet) into an array it has already.
+	spare []float64
+	sol   ntam.Solution
 }
 
 func newSolutionMemo() *solutionMemo {
@@ -53,6 +58,8 @@ func (m *solutionMemo) solve(component string, cfg ntam.Config, p ntam.Problem) 
 	e, ok := m.last[component]
 	if ok && e.cfg == cfg && slices.Equal(e.supplies, p.Supplies) && slices.Equal(e.demands, p.Demands) && sameDelays(e.delays, delays) {
 		m.reused++
+		e.spare = delays // a copy of what the entry holds: free again
+		m.last[component] = e
 		m.mu.Unlock()
 		return cloneSolution(e.sol), nil
 	}
@@ -66,9 +73,25 @@ func (m *solutionMemo) solve(component string, cfg ntam.Config, p ntam.Problem) 
 		return ntam.Solution{}, err
 	}
 	m.mu.Lock()
-	m.last[component] = memoEntry{cfg: cfg, supplies: slices.Clone(p.Supplies), demands: slices.Clone(p.Demands), delays: delays, sol: cloneSolution(sol)}
+	m.last[component] = memoEntry{cfg: cfg, supplies: slices.Clone(p.Supplies), demands: slices.Clone(p.Demands), delays: delays, spare: e.delays, sol: cloneSolution(sol)}
 	m.mu.Unlock()
 	return sol, nil
+}
+
+// delayBuffer returns an array for the component's next delay matrix: the
+// one its problem before last was given, nil if there is none. It hands
+// each array out once; solve takes it back with the problem.
+func (m *solutionMemo) delayBuffer(component string) []float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.last[component]
+	if !ok {
+		return nil
+	}
+	spare := e.spare
+	e.spare = nil
+	m.last[component] = e
+	return spare
 }
 
 // forget drops components no longer routed, so memory follows the cluster.

@@ -3,6 +3,7 @@ package allocate
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -120,4 +121,52 @@ func sameRoutes(a, b []traffic.Route, tolerance float64) error {
 		}
 	}
 	return nil
+}
+
+// TestMemoSeesDelaysChangeAlone: when only the measured delays change, as
+// when probes report while the traffic holds steady, every component is
+// solved again and routed as a policy with nothing in memory routes it,
+// and when they repeat, every component is recalled, cycle after cycle,
+// while the memo writes each cycle's delay matrices into arrays it handed
+// out before.
+func TestMemoSeesDelaysChangeAlone(t *testing.T) {
+	s := chainClusterSpan(9, 30, 6, 40, 12)
+	s.MeasuredAt = s.At
+	rng := rand.New(rand.NewPCG(2, 2))
+	var delaySets [][]traffic.Delay
+	for range 3 {
+		ds := slices.Clone(s.Delays)
+		for i := range ds {
+			ds[i].Ms *= 0.8 + 0.4*rng.Float64()
+		}
+		delaySets = append(delaySets, ds)
+	}
+	p, ref := mustPolicy(t, "heart", DefaultOptions()), mustPolicy(t, "heart", DefaultOptions())
+	memo := memoOf(p)
+	last := -1
+	for cycle, which := range []int{0, 1, 1, 2, 1, 0, 0, 1, 2, 2, 0} {
+		snap := s
+		snap.Delays = delaySets[which]
+		solvedBefore, reusedBefore := memo.solved, memo.reused
+		got, err := p.Allocate(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		memoOf(ref).last = make(map[string]memoEntry)
+		want, err := ref.Allocate(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameRoutes(got.Routes, want.Routes, 1e-9); err != nil {
+			t.Fatalf("cycle %d: %v", cycle, err)
+		}
+		solved, reused := memo.solved-solvedBefore, memo.reused-reusedBefore
+		if which != last && (solved != len(got.Routes) || reused != 0) {
+			t.Fatalf("cycle %d: delays changed, yet %d of %d components solved and %d recalled", cycle, solved, len(got.Routes), reused)
+		}
+		if which == last && (reused != len(got.Routes) || solved != 0) {
+			t.Fatalf("cycle %d: delays repeated, yet %d of %d components recalled and %d solved", cycle, reused, len(got.Routes), solved)
+		}
+		last = which
+	}
 }
