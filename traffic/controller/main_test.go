@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -38,6 +41,9 @@ var (
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
 
 func runTests(m *testing.M) int {
+	// controller-runtime's own messages at warning and above, as artt-traffic
+	// gives it a logger (without one it prints a stack and drops them).
+	ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		missing = "KUBEBUILDER_ASSETS is not set (hack/build-test-binaries.sh prints the directory)"
 		return m.Run()
