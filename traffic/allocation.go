@@ -77,12 +77,6 @@ type Source struct {
 	To []Amount
 }
 
-// Link is a node-to-node link.
-type Link struct {
-	From, To string
-	DelayMs  float64
-}
-
 // Route returns the route for a component.
 func (a Allocation) Route(component string) (Route, bool) {
 	for _, r := range a.Routes {

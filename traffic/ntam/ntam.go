@@ -271,11 +271,6 @@ func (ws *scratch) slowLinks(p Problem, ls *links, sol *Solution) []int {
 	return slow
 }
 
-// link is link k as the solution reports it.
-func (ls *links) link(p Problem, k int) traffic.Link {
-	return traffic.Link{From: p.Supplies[k/ls.nv].Node, To: p.Demands[k%ls.nv].Node, DelayMs: ls.delay[k]}
-}
-
 // dropMask marks the n links indexed by drop; nil when none is.
 func (ws *scratch) dropMask(n int, drop []int) []bool {
 	if len(drop) == 0 {

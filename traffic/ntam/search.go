@@ -18,15 +18,16 @@ import (
 // strands traffic keeps the shortest run of the fastest slow links that
 // makes the traffic deliverable. So the search starts from the fast links
 // alone and adds slow links from the fastest, one delay at a time, until
-// the maximum flow carries all the traffic. It keeps the set of nodes flow
-// could still reach from the source as the links come in, and pushes flow
-// again only when an added link lets flow reach the sink
-// (flow.Incremental), so most links cost a look at their two ends, and the slow links
-// are taken from a heap rather than sorted, since the search stops after
-// the few it needs. In a cluster of zones the slow links are the thousands
-// of links between zones, each with its own measured delay, and usually a
-// few dozen must stay (BenchmarkLargestRemovable times this search beside
-// the binary search over full maximum flows it replaced).
+// the maximum flow carries all the traffic, each maximum flow carried on
+// from the last (flow.Network.MaxFlow goes on from the flow in the
+// network). It looks only once the links added since the last look could
+// carry what is still short: each carries at most what its supply sends
+// or its demand takes. The slow links are taken from a heap rather than
+// sorted, since the search stops after the few it needs. In a cluster of
+// zones the slow links are the thousands of links between zones, each
+// with its own measured delay, and usually a few dozen must stay
+// (BenchmarkLargestRemovable times this search beside the binary search
+// over full maximum flows it replaced).
 func keptUpTo(check *feasibility, p Problem, links *links, slow []int) float64 {
 	newFeasibility(check, p, links, slow)
 	value := check.g.MaxFlow(check.s, check.t)
