@@ -77,7 +77,7 @@ bench:
 ## exceeded" when a duration ends while a starved worker is mid-input (go.dev/issue/75804, fixed in 1.27).
 ## FUZZ_TIME=30s (or 1000x) sets one budget for every target.
 FUZZ_TIME ?=
-FUZZ_TARGETS := threshold:FuzzReplay:10000x traffic/flow:FuzzMinCostFlow:200000x traffic/flow:FuzzTransport:70000x \
+FUZZ_TARGETS := threshold:FuzzReplay:10000x traffic/flow:FuzzMinCostFlow:200000x traffic/flow:FuzzTransport:70000x traffic/ntam:FuzzKeptUpTo:30000x \
 	internal/promvector:FuzzDecode:70000x \
 	traffic/istio:FuzzRoundToPercent:200000x traffic/allocate:FuzzAllocate:20000x \
 	scaler:FuzzParseMetadata:20000x scaler:FuzzEvaluate:20000x scaler:FuzzPrometheusResponse:30000x \

@@ -253,3 +253,53 @@ func TestPopFastestTakesEachDelayWhole(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKeptUpTo: on components drawn from the fuzzer's parameters (sizes,
+// zones, how coarsely delays are rounded, and scattered slow links instead
+// of zones), the search keeps the slow links the binary-search oracle
+// keeps, unbalancedWithout speaks only when routing without the slow links
+// fails, and Solve delivers every share.
+func FuzzKeptUpTo(f *testing.F) {
+	f.Add(uint64(1), uint8(10), uint8(12), uint8(1), uint8(0))
+	f.Add(uint64(2), uint8(29), uint8(3), uint8(2), uint8(2))
+	f.Add(uint64(3), uint8(5), uint8(25), uint8(0), uint8(3))
+	f.Add(uint64(4), uint8(17), uint8(17), uint8(4), uint8(1))
+	f.Fuzz(func(t *testing.T, seed uint64, nu, nv, zones, round uint8) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n, m := 2+int(nu%30), 2+int(nv%30)
+		var p Problem
+		if zones%5 == 4 {
+			p = randomProblem(rng, n, m)
+		} else {
+			p = zonedProblem(rng, n, m, 2+int(zones%5), []float64{0, 0.1, 0.5, 1}[round%4])
+		}
+		ws := new(scratch)
+		var sol Solution
+		links := ws.buildLinks(p, &sol)
+		slow := ws.slowLinks(p, links, &sol)
+		if got, want := keptUpTo(&ws.check, p, links, slow), keptUpToByBisection(p, links, slow); got != want {
+			t.Fatalf("%d × %d, %d slow links: keeps slow links up to %v ms, the bisection up to %v ms", n, m, len(slow), got, want)
+		}
+		dropped := ws.dropMask(len(links.delay), slow)
+		if ws.check.unbalancedWithout(p, links, dropped) {
+			if err := ws.route(p, links, dropped, &sol); !errors.Is(err, flow.ErrInfeasible) {
+				t.Fatalf("%d × %d: said unbalanced, yet routing without the slow links gave %v", n, m, err)
+			}
+		}
+		solved, err := Solve(DefaultConfig(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		received := make(map[string]float64)
+		for _, src := range solved.Sources {
+			for _, to := range src.To {
+				received[to.Node] += src.Supply * to.Value
+			}
+		}
+		for _, d := range p.Demands {
+			if math.Abs(received[d.Node]-d.Value) > 1e-6 {
+				t.Fatalf("%d × %d: %s receives %v, wants %v", n, m, d.Node, received[d.Node], d.Value)
+			}
+		}
+	})
+}
