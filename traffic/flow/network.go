@@ -59,14 +59,23 @@ func (g *Network) AddArc(from, to int, capacity, cost float64) int {
 	id := len(g.arcs)
 	g.arcs = append(g.arcs, arc{to: to, capacity: capacity, cost: cost, original: capacity})
 	g.arcs = append(g.arcs, arc{to: from, capacity: 0, cost: -cost})
-	if g.indexed && g.fill[from] < g.start[from+1] && g.fill[to] < g.start[to+1] {
-		g.out[g.fill[from]], g.out[g.fill[to]] = int32(id), int32(id+1)
-		g.fill[from]++
-		g.fill[to]++
-	} else {
-		g.indexed = false
+	if g.indexed {
+		// One place after each end's arcs, taken in turn, so an arc from a
+		// node to itself takes two; a full end is indexed again anew.
+		g.indexed = g.place(from, id) && g.place(to, id+1)
 	}
 	return id
+}
+
+// place puts arc id in a free place after u's arcs in the index, and
+// reports whether there was one.
+func (g *Network) place(u, id int) bool {
+	if g.fill[u] >= g.start[u+1] {
+		return false
+	}
+	g.out[g.fill[u]] = int32(id)
+	g.fill[u]++
+	return true
 }
 
 // Flow is the flow on arc id after an algorithm ran.
