@@ -129,15 +129,13 @@ func Solve(cfg Config, p Problem) (Solution, error) {
 		}
 	}
 	ws.removed = removed
+	sol.RemovedLinks = len(removed)
 	if len(removed) < len(slow) {
+		sol.KeptSlowUpToMs = kept
 		sol.Notes = append(sol.Notes, fmt.Sprintf("kept %d slow links, up to %.3g ms: removing the next would leave a group's share undeliverable", len(slow)-len(removed), kept))
 	}
 	if err := ws.route(p, links, ws.dropMask(len(links.delay), removed), &sol); err != nil {
 		return Solution{}, err
-	}
-	sol.RemovedLinks = len(removed)
-	if len(removed) < len(slow) {
-		sol.KeptSlowUpToMs = kept
 	}
 	return sol, nil
 }
@@ -276,8 +274,7 @@ func (ws *scratch) dropMask(n int, drop []int) []bool {
 	if len(drop) == 0 {
 		return nil
 	}
-	dropped := slices.Grow(ws.dropped[:0], n)[:n]
-	clear(dropped)
+	dropped := zeroed(ws.dropped, n)
 	ws.dropped = dropped
 	for _, i := range drop {
 		dropped[i] = true
@@ -289,6 +286,15 @@ func (ws *scratch) dropMask(n int, drop []int) []bool {
 // supplies' total exactly (checkAmounts holds both to 1 within rounding), so
 // a routing can deliver them all.
 func demandScale(p Problem) float64 { return total(p.Supplies) / total(p.Demands) }
+
+// zeroed returns s with length n and every element zero, reusing its array
+// when it can: the solver's working arrays live from one problem to the
+// next.
+func zeroed[T any](s []T, n int) []T {
+	s = slices.Grow(s[:0], n)[:n]
+	clear(s)
+	return s
+}
 
 func total(as []traffic.Amount) float64 {
 	sum := 0.0
@@ -359,8 +365,7 @@ func (ws *scratch) markPrevious(p Problem, links *links) {
 	}
 	nv := links.nv
 	n := links.nu * nv
-	ws.used = slices.Grow(ws.used[:0], n)[:n]
-	clear(ws.used)
+	ws.used = zeroed(ws.used, n)
 	if ws.supplyAt == nil {
 		ws.supplyAt = make(map[string]int32)
 	}

@@ -38,8 +38,7 @@ func keptUpTo(check *feasibility, p Problem, links *links, slow []int) float64 {
 	fastest.links, fastest.heap = links, append(fastest.heap[:0], slow...)
 	fastest.init()
 	nu, nv := links.nu, links.nv
-	check.touched = slices.Grow(check.touched[:0], nu+nv)[:nu+nv]
-	clear(check.touched)
+	check.touched = zeroed(check.touched, nu+nv)
 	short := check.supplyFlow - value
 	fromSupplies, toDemands := 0.0, 0.0
 	scale := demandScale(p)
@@ -186,8 +185,7 @@ func newFeasibility(f *feasibility, p Problem, links *links, leaveOut []int) *fe
 	for j, a := range p.Demands {
 		f.g.AddArc(nu+j, f.t, a.Value*scale, 0)
 	}
-	f.left = slices.Grow(f.left[:0], len(links.delay))[:len(links.delay)]
-	clear(f.left)
+	f.left = zeroed(f.left, len(links.delay))
 	for _, k := range leaveOut {
 		f.left[k] = true
 	}
@@ -227,8 +225,7 @@ func (f *feasibility) unbalancedWithout(p Problem, links *links, dropped []bool)
 			}
 		}
 	}
-	f.balance = slices.Grow(f.balance[:0], nu+nv)[:nu+nv]
-	clear(f.balance)
+	f.balance = zeroed(f.balance, nu+nv)
 	scale := demandScale(p)
 	for i, a := range p.Supplies {
 		f.balance[f.root(i)] += a.Value
