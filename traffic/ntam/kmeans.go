@@ -98,7 +98,8 @@ func sse(sum, sumSq, count float64) float64 {
 // it does (usually one or two) are sorted and their inner splits tried.
 // Candidates are visited in sorted order and ties go to the earliest, as in
 // sortedTwoMeans. done is false when the values cannot be bucketed (a
-// non-finite value), and the caller sorts.
+// non-finite value, or a range too narrow or too wide to divide into
+// buckets), and the caller sorts.
 func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
 	n := len(values)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -112,11 +113,17 @@ func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, 
 		return 0, false, true
 	}
 	nb := n / 8
+	// Values that differ by a few subnormals leave no width to divide by
+	// (0/0 indexes no bucket), and values spread wider than the largest
+	// float leave an infinite one: both are sorted instead.
+	width := (hi - lo) / float64(nb)
+	if !(width > 0) || math.IsInf(width, 1) {
+		return 0, false, false
+	}
 	if cap(ws.buckets) < nb {
 		ws.buckets = make([]bucket, nb)
 	}
 	buckets := ws.buckets[:nb]
-	width := (hi - lo) / float64(nb)
 	index := func(x float64) int { return min(int((x-lo)/width), nb-1) }
 	for i := range buckets {
 		buckets[i] = bucket{lowest: math.Inf(1), highest: math.Inf(-1), values: buckets[i].values[:0]}

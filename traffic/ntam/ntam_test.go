@@ -356,6 +356,10 @@ func TestBucketedTwoMeansIsExact(t *testing.T) {
 			return rng.Float64()
 		}},
 		{"three modes", func() float64 { return float64(rng.IntN(3))*10 + rng.NormFloat64() }},
+		// Too narrow a range for a bucket width (it rounds to 0) and too
+		// wide a one (it overflows): both must fall back to sorting.
+		{"subnormal", func() float64 { return float64(rng.IntN(3)) * math.SmallestNonzeroFloat64 }},
+		{"full range", func() float64 { return (2*rng.Float64() - 1) * math.MaxFloat64 }},
 	}
 	for _, shape := range shapes {
 		name, draw := shape.name, shape.draw
