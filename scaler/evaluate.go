@@ -84,6 +84,13 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 	case e.RequestRate > 0:
 		return Evaluation{}, ErrNoCPURequest
 	}
+	// A CPU sample near the largest float, or a request near the smallest,
+	// overflows the percentage: say so rather than hand the HPA +Inf.
+	for _, form := range []MetricForm{FormUtilization, FormNormalized} {
+		if v := e.MetricValue(form); math.IsInf(v, 0) || math.IsNaN(v) {
+			return Evaluation{}, fmt.Errorf("CPU usage %v cores over a CPU request of %v cores makes the %s metric %v: the measurements are out of range", cpu, m.CPURequest, form, v)
+		}
+	}
 	e.Active = e.RequestRate > spec.ActivationRequestRate
 	return e, nil
 }

@@ -65,6 +65,10 @@ func FuzzEvaluate(f *testing.F) {
 					out[i] = math.Inf(1)
 				case 2:
 					out[i] = -float64(i)
+				case 3:
+					out[i] = math.SmallestNonzeroFloat64
+				case 4:
+					out[i] = math.MaxFloat64
 				default:
 					out[i] = float64(b)
 				}

@@ -235,7 +235,7 @@ func (s *Server) metricSpec(ctx context.Context, e *pollEntry) (*pb.MetricSpec, 
 	}
 	return &pb.MetricSpec{
 		MetricName:      metricName(e.spec.Form),
-		TargetSize:      int64(math.Round(target)),
+		TargetSize:      wholeMetric(target),
 		TargetSizeFloat: target,
 	}, nil
 }
@@ -256,7 +256,7 @@ func (s *Server) GetMetrics(ctx context.Context, req *pb.GetMetricsRequest) (*pb
 	v := ev.MetricValue(e.spec.Form)
 	return &pb.GetMetricsResponse{MetricValues: []*pb.MetricValue{{
 		MetricName:       req.GetMetricName(),
-		MetricValue:      int64(math.Round(v)),
+		MetricValue:      wholeMetric(v),
 		MetricValueFloat: v,
 	}}}, nil
 }
@@ -337,4 +337,22 @@ func (t *Telemetry) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.
 	err := handler(srv, ss)
 	t.rpcs.WithLabelValues(info.FullMethod, status.Code(err).String()).Inc()
 	return err
+}
+
+// wholeMetric is v rounded for the protocol's integer fields, held to
+// int64's range: converting a float beyond it is undefined in Go (on amd64 a
+// utilisation of 1e20% came out as a large negative number). KEDA (2.21)
+// reads the float fields when they are positive and the integer ones
+// otherwise.
+func wholeMetric(v float64) int64 {
+	r := math.Round(v)
+	switch {
+	case math.IsNaN(r):
+		return 0
+	case r >= math.MaxInt64:
+		return math.MaxInt64
+	case r <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(r)
 }

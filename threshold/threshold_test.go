@@ -271,6 +271,10 @@ func FuzzReplay(f *testing.F) {
 				demand[i] = math.Inf(1)
 			case 2:
 				demand[i] = -1e308
+			case 3:
+				demand[i] = math.MaxFloat64
+			case 4:
+				demand[i] = math.SmallestNonzeroFloat64
 			default:
 				demand[i] = float64(b) * 3.7
 			}

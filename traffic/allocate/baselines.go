@@ -81,12 +81,25 @@ func optTrafficRoute(x *traffic.Index, component string) (traffic.Route, bool, e
 	}
 	r := traffic.Route{Component: component}
 	for _, s := range supplies {
+		// Fractions of the source's own traffic, not amounts: a source
+		// sending a vanishing share of the total (1e-308 beside a replica
+		// whose count overflows) still needs a whole routing, and its
+		// amounts would round to nothing.
+		localFraction := 0.0
+		if s.Value > 0 {
+			localFraction = local[s.Node] / s.Value
+		}
 		flows := make(map[string]float64)
-		flows[s.Node] += local[s.Node]
-		rest := s.Value - local[s.Node]
-		if rest > 1e-15 && totalRoom > 0 {
-			for _, g := range groups {
-				flows[g.Node] += rest * room[g.Node] / totalRoom
+		flows[s.Node] += localFraction
+		if rest := 1 - localFraction; rest > 0 {
+			for i, g := range groups {
+				if totalRoom > 0 {
+					flows[g.Node] += rest * room[g.Node] / totalRoom
+				} else {
+					// Local traffic filled every group (a vanishing rest
+					// beside it): spread by the fair shares themselves.
+					flows[g.Node] += rest * capShare[i]
+				}
 			}
 		}
 		var to []traffic.Amount

@@ -8,7 +8,7 @@ import (
 )
 
 // FuzzAllocate feeds every policy snapshots decoded from arbitrary bytes,
-// with NaN, infinite, negative and missing values: each must return an
+// with NaN, infinite, negative, extreme and missing values: each must return an
 // error or a valid allocation, never panic, and give the same answer twice.
 func FuzzAllocate(f *testing.F) {
 	f.Add([]byte{3, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100})
@@ -37,7 +37,8 @@ func FuzzAllocate(f *testing.F) {
 
 // decodeSnapshot turns bytes into a small snapshot: the first bytes give
 // node, component and replica counts, the rest measurements, with a few byte
-// values standing for NaN, +Inf and −1.
+// values standing for NaN, +Inf, −1 and the smallest and largest finite
+// values (a sum of those overflows, a quotient by the smallest too).
 func decodeSnapshot(raw []byte) traffic.Snapshot {
 	next := func() byte {
 		if len(raw) == 0 {
@@ -55,6 +56,10 @@ func decodeSnapshot(raw []byte) traffic.Snapshot {
 			return math.Inf(1)
 		case 2:
 			return -1
+		case 3:
+			return math.SmallestNonzeroFloat64
+		case 4:
+			return math.MaxFloat64
 		default:
 			return float64(b) / 16
 		}

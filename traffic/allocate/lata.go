@@ -121,7 +121,11 @@ func lataRoute(x *traffic.Index, component string) (traffic.Route, bool, error) 
 		for node, f := range byNode[s.Node] {
 			to = append(to, traffic.Amount{Node: node, Value: f})
 		}
-		r.Sources = append(r.Sources, traffic.Source{Node: s.Node, Supply: s.Value, To: traffic.Normalize(to)})
+		src := traffic.Source{Node: s.Node, Supply: s.Value, To: traffic.Normalize(to)}
+		if src.To == nil {
+			continue // a zero supply, or one too small to carry flow, sends nothing, as in NTAM
+		}
+		r.Sources = append(r.Sources, src)
 	}
 	finish(x, &r, groups)
 	return r, true, nil
