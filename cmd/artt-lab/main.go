@@ -116,21 +116,49 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
 	return fs, opts
 }
 
+// parseInterspersed parses fs's flags wherever they stand among the
+// positional arguments, which it returns in order: "run demo --seed 2" as
+// well as "run --seed 2 demo" (the flag package alone stops at the first
+// name and would take "--seed" for a scenario). After "--" everything is
+// positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
 func runScenarios(args []string, stdout, stderr io.Writer) error {
 	fs, opts := runFlags(stderr)
-	if err := fs.Parse(args); err != nil {
+	scenarios, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(scenarios) == 0 {
 		return errors.New("run: name at least one scenario (artt-lab list shows the built-in ones)")
+	}
+	// Every scenario is loaded before any runs, so a misspelt third name
+	// fails at once, not after the first two have run for minutes.
+	loaded := make([]loadtest.Loaded, len(scenarios))
+	for i, name := range scenarios {
+		if loaded[i], err = loadtest.Load(name); err != nil {
+			return err
+		}
 	}
 	var names []string
 	var all [][]*emulator.Result
-	for _, name := range fs.Args() {
-		l, err := loadtest.Load(name)
-		if err != nil {
-			return err
-		}
+	for _, l := range loaded {
 		o := loadtest.Options{TraceDir: opts.traceDir, Parallel: opts.parallel}
 		if opts.seed >= 0 {
 			s := uint64(opts.seed)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,5 +69,42 @@ func TestImportFlagsAreChecked(t *testing.T) {
 	err = run([]string{"import", "--prometheus", "http://127.0.0.1:1", "--namespace", "shop", "--step", "1s"}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "--step = 1s") {
 		t.Errorf("import with a 1s step: error %v", err)
+	}
+}
+
+// Flags may follow the scenario names, as the README writes them, and every
+// name is checked before any scenario runs.
+func TestRunTakesFlagsAfterNames(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"run", "heart-pairwise", "--seed", "2", "--policies", "least-request", "--no-plots", "--quiet", "--out", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	report, err := os.ReadFile(filepath.Join(out, "heart-pairwise", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), "(seed 2)") || strings.Contains(string(report), "| kubernetes |") {
+		t.Errorf("the flags after the name were not applied: report\n%s", report)
+	}
+	second := t.TempDir()
+	err = run([]string{"run", "heart-pairwise", "no-such-scenario", "--quiet", "--out", second}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no-such-scenario") {
+		t.Fatalf("a misspelt second name: error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(second, "heart-pairwise")); err == nil {
+		t.Errorf("heart-pairwise ran before the misspelt name was refused")
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	fs, opts := runFlags(io.Discard)
+	got, err := parseInterspersed(fs, []string{"a", "--seed", "7", "b", "--quiet", "--", "--out", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "b", "--out", "c"}; !slices.Equal(got, want) || opts.seed != 7 || !opts.quiet || opts.out != "out" {
+		t.Errorf("positional %q, seed %d, quiet %v, out %q; want %q, 7, true, out", got, opts.seed, opts.quiet, opts.out, want)
 	}
 }
