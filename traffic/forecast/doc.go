@@ -23,6 +23,19 @@
 // shift within a few intervals instead of mistaking it for noise and
 // freezing.
 //
+// A lone outlier is set aside (Filter.admit): once the filter has seen five
+// observations, a sample more than 4 standard deviations of the predicted
+// innovation (P₀₀ + R) from the forecast skips the interval instead of
+// updating it, unless the sample before it was set aside too. A replica
+// whose request count dips for one interval reports its CPU over a tiny
+// share, ten times its level or more; followed, one such sample left the
+// forecast near three times the level thirty intervals later, because the
+// residual variance it inflated made the filter distrust the samples that
+// would bring it back. Two outliers in a row are a shift and are followed,
+// and so is every later sample on their side until one falls within the
+// gate: a real shift is followed one interval later than without the gate.
+// An update that would overflow (a sample beyond 1e154) is never applied.
+//
 // What is forecast is each replica's utilisation per unit of traffic share,
 // ℓ = (CPU ÷ CPU limit) ÷ (its requests ÷ the component's requests). Raw
 // utilisation would follow the shares ARTT itself sets, and Holt's trend

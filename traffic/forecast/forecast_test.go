@@ -233,3 +233,76 @@ func TestBoundHoldsAfterRenormalising(t *testing.T) {
 		}
 	}
 }
+
+// steady is a filter that has seen 20 samples of level with 2% noise.
+func steady(level float64, cfg NoiseConfig) Filter {
+	rng := rand.New(rand.NewPCG(8, 8))
+	var f Filter
+	for range 20 {
+		f.Update(level*(1+0.02*rng.NormFloat64()), cfg)
+	}
+	return f
+}
+
+// One sample far from the level, above or below, moves nothing: the next
+// forecast is where it would have been. Followed, a sample ten times the
+// level left the forecast near three times it thirty intervals later.
+func TestLoneOutlierIsSetAside(t *testing.T) {
+	cfg := DefaultConfig().Noise
+	for _, outlier := range []float64{4, 0, 1e300} {
+		f := steady(0.4, cfg)
+		f.Update(outlier, cfg)
+		f.Update(0.4, cfg)
+		if got := f.Forecast(); math.Abs(got/0.4-1) > 0.02 {
+			t.Errorf("after one sample of %g: forecast %v, want within 2%% of 0.4", outlier, got)
+		}
+	}
+}
+
+// Two outliers in a row are a shift, or noise wider than the filter
+// thought: at most one sample in a row is set aside, so a filter fed wild
+// alternating samples still learns from every other one.
+func TestNeverTwoSamplesSetAsideInARow(t *testing.T) {
+	cfg := DefaultConfig().Noise
+	f := steady(0.4, cfg)
+	before := f.Observations()
+	for i := range 20 {
+		y := 4.0
+		if i%2 == 1 {
+			y = 0.004
+		}
+		f.Update(y, cfg)
+	}
+	if got := f.Observations() - before; got < 10 {
+		t.Errorf("%d of 20 wild samples observed, want at least every other one", got)
+	}
+}
+
+// A sample too large to square, alone or twice in a row (when the gate
+// lets the second through), never leaves the filter forecasting NaN; and a
+// first sample that large does not start it.
+func TestFilterOutlivesAnOverflowingSample(t *testing.T) {
+	cfg := DefaultConfig().Noise
+	for _, outlier := range []float64{1e300, 1e160} {
+		f := steady(0.4, cfg)
+		f.Update(outlier, cfg)
+		f.Update(outlier, cfg)
+		if got := f.Forecast(); !f.finite() || math.IsNaN(got) || math.IsInf(got, 0) {
+			t.Fatalf("after two samples of %g: forecast %v, state %+v", outlier, got, f)
+		}
+		for range 5 {
+			f.Update(0.4, cfg)
+		}
+		if got := f.Forecast(); math.Abs(got/0.4-1) > 0.05 {
+			t.Errorf("after two samples of %g: forecast %v, want within 5%% of 0.4", outlier, got)
+		}
+	}
+	var f Filter
+	f.Update(1e300, cfg)
+	if f.Observations() != 0 || !math.IsNaN(f.Forecast()) {
+		t.Errorf("a first sample of 1e300 started the filter: %d observations, forecast %v", f.Observations(), f.Forecast())
+	}
+	if f.Update(0.4, cfg); f.Forecast() != 0.4 {
+		t.Errorf("the next sane sample gives forecast %v, want 0.4", f.Forecast())
+	}
+}

@@ -26,7 +26,21 @@ type Filter struct {
 	bias        float64
 	n           int
 	alpha, beta float64
+	// gate is the outlier gate's state: 0, ±1 when the last observation,
+	// above (+) or below (−) the forecast, was set aside, ±2 while the
+	// filter follows a shift on that side (see admit).
+	gate int8
 }
+
+// Outlier gate: an observation further than gateSigmas standard deviations
+// of the predicted innovation from the forecast, once the filter has seen
+// gateAfter observations (its residual variance has then seen four
+// residuals), is set aside if it stands alone. 4σ sets aside one in 16,000
+// samples of Gaussian noise.
+const (
+	gateSigmas = 4
+	gateAfter  = 5
+)
 
 // Observations is how many observations the filter has seen.
 func (f *Filter) Observations() int { return f.n }
@@ -42,16 +56,79 @@ func (f *Filter) Forecast() float64 {
 	return f.level + f.trend
 }
 
-// Update folds observation y into the filter.
+// Update folds observation y into the filter. A sample too large to
+// square (a broken metric, not load: utilisation per share beyond 1e154)
+// would overflow the variances and leave the filter forecasting NaN for the
+// rest of the replica's life. So an update that would leave anything
+// non-finite is not applied: the filter starts again from y, or, when y
+// cannot start one either, skips the interval.
 func (f *Filter) Update(y float64, cfg NoiseConfig) {
-	if f.n == 0 {
-		sc := scale(y)
-		f.level, f.trend, f.bias = y, 0, 0
-		f.r = cfg.InitialNoise * sc
-		f.p = [2][2]float64{{cfg.InitialNoise * sc, 0}, {0, 10 * cfg.TrendNoise * sc}}
-		f.n, f.alpha, f.beta = 1, 1, 0
+	if !f.admit(y, cfg) {
+		f.Skip(cfg)
 		return
 	}
+	if f.n > 0 {
+		next := *f
+		next.correct(y, cfg)
+		if next.finite() {
+			*f = next
+			return
+		}
+	}
+	restart := Filter{}
+	restart.start(y, cfg)
+	if restart.finite() {
+		*f = restart
+		return
+	}
+	f.Skip(cfg)
+}
+
+// admit decides whether y updates the filter or is set aside as a lone
+// outlier: a replica whose request count dipped for one interval (a
+// readiness blip) reports its CPU over a tiny share, and a burst of
+// garbage collection or a scrape glitch moves one sample too. Followed, one
+// sample ten times the level left the forecast near three times it thirty
+// intervals later: the residual variance it inflated makes the filter
+// distrust the samples that would bring it back. A lone outlier is set
+// aside, but never two samples in a row: the second is a shift (or noise
+// wider than the filter thought) and is followed, and so is every later
+// sample on the same side, until one falls within the gate.
+func (f *Filter) admit(y float64, cfg NoiseConfig) bool {
+	if f.n < gateAfter {
+		return true
+	}
+	l := f.level + f.trend
+	e := y - l
+	innovation := f.p[0][0] + f.p[0][1] + f.p[1][0] + f.p[1][1] + cfg.LevelNoise*scale(l) + f.bias*f.bias + f.r
+	side := int8(1)
+	if e < 0 {
+		side = -1
+	}
+	switch {
+	case !(math.Abs(e) > gateSigmas*math.Sqrt(innovation)):
+		f.gate = 0
+	case f.gate == 0 || f.gate == -2*side:
+		f.gate = side
+		return false
+	default:
+		f.gate = 2 * side
+	}
+	return true
+}
+
+// start makes y the filter's first observation.
+func (f *Filter) start(y float64, cfg NoiseConfig) {
+	sc := scale(y)
+	f.level, f.trend, f.bias = y, 0, 0
+	f.r = cfg.InitialNoise * sc
+	f.p = [2][2]float64{{cfg.InitialNoise * sc, 0}, {0, 10 * cfg.TrendNoise * sc}}
+	f.n, f.alpha, f.beta = 1, 1, 0
+}
+
+// correct is one Kalman step of a started filter: predict, then update
+// with y.
+func (f *Filter) correct(y float64, cfg NoiseConfig) {
 	// Predict: x⁻ = F x, P⁻ = F P Fᵀ + Q with F = [[1 1] [0 1]]. The level's
 	// process noise grows by bias²: residuals that keep one sign are the
 	// level moving, which the model must follow, not noise to smooth away.
@@ -104,10 +181,25 @@ func (f *Filter) Skip(cfg NoiseConfig) {
 		{f.p[0][0] + f.p[0][1] + f.p[1][0] + f.p[1][1] + cfg.LevelNoise*sc, f.p[0][1] + f.p[1][1]},
 		{f.p[1][0] + f.p[1][1], f.p[1][1] + cfg.TrendNoise*sc},
 	}
+	if !f.finite() {
+		*f = Filter{} // grown past the float range: the next observation starts it again
+	}
+}
+
+// finite reports whether every number of the filter's state is finite.
+func (f *Filter) finite() bool {
+	sum := f.level + f.trend + f.r + f.bias + f.alpha + f.beta
+	for _, row := range f.p {
+		sum += row[0] + row[1]
+	}
+	// A sum of finite numbers can still overflow; then one of them is near
+	// the float range's end, which is as unusable.
+	return !math.IsNaN(sum) && !math.IsInf(sum, 0)
 }
 
 // scaled returns a copy with level and trend multiplied by k (and the
-// variances by k², as they are relative to the level).
+// variances by k², as they are relative to the level), or an unstarted
+// filter when that overflows (a node cost ratio near the float range's end).
 func (f Filter) scaled(k float64) Filter {
 	f.level *= k
 	f.trend *= k
@@ -117,6 +209,9 @@ func (f Filter) scaled(k float64) Filter {
 		for j := range f.p[i] {
 			f.p[i][j] *= k * k
 		}
+	}
+	if !f.finite() {
+		return Filter{}
 	}
 	return f
 }
