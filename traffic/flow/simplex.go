@@ -2,6 +2,7 @@ package flow
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 )
@@ -9,6 +10,23 @@ import (
 // ErrInfeasible reports supplies that the network cannot deliver to the
 // demands.
 var ErrInfeasible = errors.New("the links cannot carry every supply to its demand")
+
+// ErrCostTooLarge reports an arc whose cost leaves the simplex no room to
+// price: its artificial arcs must cost more than any path of real ones, and
+// potentials and reduced costs must stay finite.
+var ErrCostTooLarge = errors.New("an arc's cost is too large to price")
+
+// checkCostRange refuses a largest cost that would make the artificial
+// arcs' cost, (maxCost + 1) × nodes, overflow once potentials add up: past
+// that the simplex compares infinities and reports a feasible problem as
+// infeasible. A delay in milliseconds would have to pass 1e300 to be
+// refused.
+func checkCostRange(maxCost float64, nodes int) error {
+	if !((maxCost+1)*float64(nodes+1) < math.MaxFloat64/8) {
+		return fmt.Errorf("largest cost %v over %d nodes: %w", maxCost, nodes, ErrCostTooLarge)
+	}
+	return nil
+}
 
 // ErrNegativeCost reports an arc with a negative cost. The allocators' costs
 // are delays, so a negative one is a bug upstream, not a problem to solve.
@@ -28,10 +46,15 @@ var ErrNegativeCost = errors.New("arc costs must be non-negative")
 // Arc costs must be non-negative. ErrInfeasible means less than amount can
 // reach t; the network is then left without flow, never half-routed.
 func (g *Network) MinCostFlow(s, t int, amount float64) (float64, error) {
+	maxCost := 0.0
 	for i := 0; i < len(g.arcs); i += 2 {
 		if g.arcs[i].cost < 0 {
 			return 0, ErrNegativeCost
 		}
+		maxCost = max(maxCost, g.arcs[i].cost)
+	}
+	if err := checkCostRange(maxCost, g.nodes); err != nil {
+		return 0, err
 	}
 	g.Reset()
 	if s == t || !(amount > Epsilon) {

@@ -83,6 +83,9 @@ func TransportFrom(flows, previous, supplies, demands []float64, lanes []Lane) (
 	if err := ns.loadLanes(nu, lanes, previous); err != nil {
 		return 0, err
 	}
+	if err := checkCostRange(ns.maxCost, ns.n); err != nil {
+		return 0, err
+	}
 	balance := append(ns.balance[:0], supplies...)
 	for _, d := range demands {
 		balance = append(balance, -d)

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -121,5 +122,24 @@ func TestTransportFromRefusesAMismatchedPrevious(t *testing.T) {
 	_, err := TransportFrom(make([]float64, 2), []float64{1}, []float64{1}, []float64{0.5, 0.5}, lanes)
 	if err == nil || err.Error() != "1 previous flows for 2 lanes" {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A cost near the largest float is refused as such, not reported as an
+// infeasible problem; a cost of 1e300 on a small problem is still priced.
+func TestCostsTooLargeToPriceAreRefused(t *testing.T) {
+	supplies, demands := []float64{0.5, 0.5}, []float64{0.3, 0.7}
+	lanes := func(c float64) []Lane { return []Lane{{0, 0, 1}, {0, 1, c}, {1, 0, 2}, {1, 1, 3}} }
+	if _, _, err := Transport(supplies, demands, lanes(math.MaxFloat64)); !errors.Is(err, ErrCostTooLarge) {
+		t.Errorf("Transport with a cost of MaxFloat64: error %v, want ErrCostTooLarge", err)
+	}
+	// Supply 0 must send 0.2 over the dear lane whatever it costs.
+	if _, cost, err := Transport(supplies, demands, lanes(1e300)); err != nil || math.Abs(cost/(0.2e300)-1) > 1e-9 {
+		t.Errorf("Transport with a cost of 1e300: cost %v, error %v; want 2e299", cost, err)
+	}
+	g := NewNetwork(2)
+	g.AddArc(0, 1, 1, math.MaxFloat64)
+	if _, err := g.MinCostFlow(0, 1, 1); !errors.Is(err, ErrCostTooLarge) {
+		t.Errorf("MinCostFlow with a cost of MaxFloat64: error %v, want ErrCostTooLarge", err)
 	}
 }
