@@ -239,12 +239,24 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 
 // groupHealthInputs aggregates a group's p95 latency and error rate,
 // weighting replicas by the requests they served (equally when unknown).
+// The weights are taken relative to the largest count, so that a count
+// near the largest float does not overflow the sums (an infinite p95 then
+// reached the health tracker).
 func groupHealthInputs(g traffic.Group) (p95, errRate float64) {
+	most := 0.0
+	for _, r := range g.Replicas {
+		if r.Requests > most && !math.IsInf(r.Requests, 0) {
+			most = r.Requests
+		}
+	}
 	var lw, lsum, ew, esum float64
 	for _, r := range g.Replicas {
-		w := 1.0
-		if r.Requests > 0 {
-			w = r.Requests
+		w := 1.0 // every count unknown or zero: replicas weigh alike
+		if most > 0 {
+			w = 1 / most // an unknown count weighs one request
+			if r.Requests > 0 {
+				w = r.Requests / most
+			}
 		}
 		if !math.IsNaN(r.LatencyP95) {
 			lsum += w * r.LatencyP95

@@ -2,7 +2,9 @@ package allocate
 
 import (
 	"math"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/artt-dev/artt/traffic"
 )
@@ -91,4 +93,64 @@ func decodeSnapshot(raw []byte) traffic.Snapshot {
 		}
 	}
 	return s
+}
+
+// FuzzAllocateOverCycles runs the policies that remember (ARTT's
+// forecasts, HEART's routing memo) over eight cycles of a sane cluster
+// whose measurements the fuzzer's bytes corrupt (NaN, zero, extreme, a
+// request count that dips), then over six clean cycles. Every cycle must
+// give an error or a valid allocation, and after the clean cycles every
+// replica's forecast must be finite: one bad cycle must not poison a
+// policy's memory.
+func FuzzAllocateOverCycles(f *testing.F) {
+	f.Add([]byte{3, 0, 4, 7, 1, 9, 11, 2, 3})
+	f.Add([]byte{0, 0, 4, 0, 0, 4, 5, 1, 5, 9, 2, 0})
+	base := chainCluster(1, 4, 3, 5)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		corrupt := func(cycle int) traffic.Snapshot {
+			s := base
+			s.At = base.At.Add(time.Duration(cycle) * 15 * time.Second)
+			s.MeasuredAt = s.At
+			s.Replicas = slices.Clone(base.Replicas)
+			// Three bytes a change: which replica, which measurement, what.
+			for i := 3 * cycle; i+2 < len(raw) && i < 3*(cycle+1)*2; i += 3 {
+				r := &s.Replicas[int(raw[i])%len(s.Replicas)]
+				field := []*float64{&r.CPU, &r.Requests, &r.LatencyP95}[int(raw[i+1])%3]
+				*field = []float64{math.NaN(), 0, math.MaxFloat64, math.SmallestNonzeroFloat64, 1e150, *field * 10, *field / 100, *field}[int(raw[i+2])%8]
+			}
+			return s
+		}
+		for _, name := range []string{"artt", "heart"} {
+			p := mustPolicy(t, name, DefaultOptions())
+			var last traffic.Allocation
+			for cycle := range 14 {
+				s := corrupt(cycle)
+				if cycle >= 8 {
+					s = base
+					s.At = base.At.Add(time.Duration(cycle) * 15 * time.Second)
+					s.MeasuredAt = s.At
+				}
+				a, err := p.Allocate(s)
+				if err != nil {
+					if cycle >= 8 {
+						t.Fatalf("%s, clean cycle %d: %v", name, cycle, err)
+					}
+					continue
+				}
+				if err := checkAllocation(s, a); err != nil {
+					t.Fatalf("%s, cycle %d: %v", name, cycle, err)
+				}
+				last = a
+			}
+			for _, r := range last.Routes {
+				for _, g := range r.Groups {
+					for _, fc := range g.Forecasts {
+						if math.IsNaN(fc.Forecast) || math.IsInf(fc.Forecast, 0) || math.IsNaN(fc.Share) {
+							t.Fatalf("%s: %s's forecast %v (share %v) after six clean cycles", name, fc.Replica, fc.Forecast, fc.Share)
+						}
+					}
+				}
+			}
+		}
+	})
 }

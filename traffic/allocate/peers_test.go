@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/artt-dev/artt/traffic"
 )
 
 // TestPeerMediansMatchesLeavingEachOut checks peerMedians against the
@@ -50,5 +52,27 @@ func TestPeerMediansMatchesLeavingEachOut(t *testing.T) {
 				t.Fatalf("trial %d: peers of %v[%d] = %v, want %v", trial, xs, i, got[i], want)
 			}
 		}
+	}
+}
+
+// A group's latency and error rate are its replicas' weighted by the
+// requests they served, an unknown count as one request; a count near the
+// largest float weighs the most without overflowing the sums.
+func TestGroupHealthInputsWeighByRequests(t *testing.T) {
+	g := traffic.Group{Node: "n", Replicas: []traffic.Replica{
+		{Name: "a", Requests: 30, LatencyP95: 10, ErrorRate: 0},
+		{Name: "b", Requests: 10, LatencyP95: 50, ErrorRate: 0.4},
+		{Name: "c", Requests: math.NaN(), LatencyP95: 90, ErrorRate: 0},
+	}}
+	p95, errRate := groupHealthInputs(g)
+	if want := (30*10 + 10*50 + 90.0) / 41; math.Abs(p95-want) > 1e-12 {
+		t.Errorf("p95 %v, want %v", p95, want)
+	}
+	if want := 10 * 0.4 / 41; math.Abs(errRate-want) > 1e-12 {
+		t.Errorf("error rate %v, want %v", errRate, want)
+	}
+	g.Replicas[0].Requests = math.MaxFloat64
+	if p95, errRate = groupHealthInputs(g); math.Abs(p95-10) > 1e-9 || math.Abs(errRate) > 1e-9 {
+		t.Errorf("with a count of MaxFloat64: p95 %v, error rate %v; want replica a's 10 and 0", p95, errRate)
 	}
 }

@@ -157,6 +157,20 @@ type Observation struct {
 	CostPerRequest, PeerCostChange float64
 }
 
+// finite is o with every infinite value unknown (NaN). An infinite p95
+// taken as a baseline made every later latency ratio ∞/∞ = NaN, and the
+// score, an average of NaNs from then on, turned the group's weight NaN for
+// good; nothing measured is infinite, so infinity can only be a broken
+// sample or an overflow upstream.
+func (o Observation) finite() Observation {
+	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange} {
+		if math.IsInf(*v, 0) {
+			*v = math.NaN()
+		}
+	}
+	return o
+}
+
 // CostChange is a group's CPU per request against its own baseline (NaN
 // when either is unknown). Callers compute it for every group first, so
 // that each Observation can carry its peers' median.
@@ -176,6 +190,7 @@ func (t *Tracker) CostChange(key string, costPerRequest float64) float64 {
 // then nobody's fault here, and no group is dropped for it; only a group
 // that is worse than the others is.
 func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
+	o = o.finite()
 	p95Ms, errorRate := o.P95Ms, o.ErrorRate
 	if o.Utilization >= t.cfg.BusyUtilization {
 		// Slow because busy: that is load, which the share estimator

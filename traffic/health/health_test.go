@@ -151,3 +151,24 @@ func TestCostPerRequestTellsBrokenFromLoaded(t *testing.T) {
 		t.Errorf("weight %v four minutes after recovering; want 1", prev)
 	}
 }
+
+// An infinite measurement is no measurement: taken as the latency baseline,
+// it made every later ratio ∞/∞ and the group's weight NaN for good.
+func TestInfiniteObservationsAreUnknown(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	tr := New(DefaultConfig())
+	nan := math.NaN()
+	first := tr.Observe("g", t0, Observation{P95Ms: math.Inf(1), ErrorRate: 0, PeerP95Ms: math.Inf(1), PeerErrorRate: nan, Utilization: nan, CostPerRequest: math.Inf(1), PeerCostChange: nan})
+	if first.State != Healthy || first.Weight != 1 || !math.IsNaN(first.BaselineMs) {
+		t.Fatalf("after an infinite p95: %+v, want Healthy at weight 1 with no baseline yet", first)
+	}
+	for i := 1; i <= 40; i++ {
+		st := tr.Observe("g", t0.Add(time.Duration(i)*time.Second), Observation{P95Ms: 100, ErrorRate: 0, PeerP95Ms: 100, PeerErrorRate: 0, Utilization: 0.3, CostPerRequest: 0.01, PeerCostChange: 1})
+		if math.IsNaN(st.Weight) || math.IsNaN(st.Score) || st.State != Healthy {
+			t.Fatalf("%d s later: %+v, want Healthy with a number for weight and score", i, st)
+		}
+	}
+	if got := tr.Status("g").BaselineMs; got != 100 {
+		t.Errorf("baseline %v ms, want 100 from the finite samples", got)
+	}
+}
