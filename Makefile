@@ -79,7 +79,7 @@ bench:
 FUZZ_TIME ?=
 FUZZ_TARGETS := threshold:FuzzReplay:10000x traffic/flow:FuzzMinCostFlow:200000x traffic/flow:FuzzTransport:70000x traffic/ntam:FuzzKeptUpTo:30000x \
 	internal/promvector:FuzzDecode:70000x \
-	traffic/istio:FuzzRoundToPercent:200000x traffic/allocate:FuzzAllocate:20000x \
+	traffic/istio:FuzzRoundToPercent:200000x traffic/allocate:FuzzAllocate:20000x traffic/allocate:FuzzAllocateOverCycles:4000x \
 	scaler:FuzzParseMetadata:20000x scaler:FuzzEvaluate:20000x scaler:FuzzPrometheusResponse:30000x \
 	loadtest/scenario:FuzzParse:200000x placement/larp:FuzzGreedy:200000x
 fuzz:
