@@ -98,7 +98,8 @@ func decodeSnapshot(raw []byte) traffic.Snapshot {
 // FuzzAllocateOverCycles runs the policies that remember (ARTT's
 // forecasts, HEART's routing memo) over eight cycles of a sane cluster
 // whose measurements the fuzzer's bytes corrupt (NaN, zero, extreme, a
-// request count that dips), then over six clean cycles. Every cycle must
+// request count that dips, a replica not ready, a delay), with the fast
+// path between cycles, then over six clean cycles. Every cycle must
 // give an error or a valid allocation, and after the clean cycles every
 // replica's forecast must be finite: one bad cycle must not poison a
 // policy's memory.
@@ -112,11 +113,25 @@ func FuzzAllocateOverCycles(f *testing.F) {
 			s.At = base.At.Add(time.Duration(cycle) * 15 * time.Second)
 			s.MeasuredAt = s.At
 			s.Replicas = slices.Clone(base.Replicas)
-			// Three bytes a change: which replica, which measurement, what.
-			for i := 3 * cycle; i+2 < len(raw) && i < 3*(cycle+1)*2; i += 3 {
+			// Three bytes a change: which replica (or delay), which
+			// measurement, what value; two changes a cycle.
+			for i := 6 * cycle; i+2 < len(raw) && i < 6*(cycle+1); i += 3 {
 				r := &s.Replicas[int(raw[i])%len(s.Replicas)]
-				field := []*float64{&r.CPU, &r.Requests, &r.LatencyP95}[int(raw[i+1])%3]
+				var field *float64
+				switch k := int(raw[i+1]) % 6; k {
+				case 4:
+					r.Ready = false
+					continue
+				case 5:
+					s.Delays = slices.Clone(s.Delays)
+					field = &s.Delays[int(raw[i])%len(s.Delays)].Ms
+				default:
+					field = []*float64{&r.CPU, &r.Requests, &r.LatencyP95, &r.ErrorRate}[k]
+				}
 				*field = []float64{math.NaN(), 0, math.MaxFloat64, math.SmallestNonzeroFloat64, 1e150, *field * 10, *field / 100, *field}[int(raw[i+2])%8]
+				if field == &r.ErrorRate {
+					*field = min(*field, 1)
+				}
 			}
 			return s
 		}
@@ -141,6 +156,14 @@ func FuzzAllocateOverCycles(f *testing.F) {
 					t.Fatalf("%s, cycle %d: %v", name, cycle, err)
 				}
 				last = a
+				// The fast path between cycles, on the same measurements.
+				if pr, ok := p.(traffic.Protector); ok {
+					if a, _, err := pr.Protect(s); err == nil {
+						if err := checkAllocation(s, a); err != nil {
+							t.Fatalf("%s, protecting after cycle %d: %v", name, cycle, err)
+						}
+					}
+				}
 			}
 			for _, r := range last.Routes {
 				for _, g := range r.Groups {
