@@ -213,5 +213,6 @@ func (f Filter) scaled(k float64) Filter {
 	if !f.finite() {
 		return Filter{}
 	}
+	f.gate = 0 // an outlier the reference set aside is not the new replica's
 	return f
 }
