@@ -98,9 +98,9 @@ func (f *Filter) admit(y float64, cfg NoiseConfig) bool {
 	if f.n < gateAfter {
 		return true
 	}
-	l := f.level + f.trend
+	l, p00 := f.predicted(cfg)
 	e := y - l
-	innovation := f.p[0][0] + f.p[0][1] + f.p[1][0] + f.p[1][1] + cfg.LevelNoise*scale(l) + f.bias*f.bias + f.r
+	innovation := p00 + f.r
 	side := int8(1)
 	if e < 0 {
 		side = -1
@@ -132,9 +132,8 @@ func (f *Filter) correct(y float64, cfg NoiseConfig) {
 	// Predict: x⁻ = F x, P⁻ = F P Fᵀ + Q with F = [[1 1] [0 1]]. The level's
 	// process noise grows by bias²: residuals that keep one sign are the
 	// level moving, which the model must follow, not noise to smooth away.
-	l, b := f.level+f.trend, f.trend
-	sc := scale(l)
-	p00 := f.p[0][0] + f.p[0][1] + f.p[1][0] + f.p[1][1] + cfg.LevelNoise*sc + f.bias*f.bias
+	l, p00 := f.predicted(cfg)
+	b, sc := f.trend, scale(l)
 	p01 := f.p[0][1] + f.p[1][1]
 	p10 := f.p[1][0] + f.p[1][1]
 	p11 := f.p[1][1] + cfg.TrendNoise*sc
@@ -161,6 +160,13 @@ func (f *Filter) correct(y float64, cfg NoiseConfig) {
 	d := e - f.bias
 	f.r = math.Max(cfg.MinNoise*sc, (1-w)*f.r+w*d*d)
 	f.n++
+}
+
+// predicted is the one-step forecast ℓ + b and its variance P⁻₀₀, whose
+// process noise grows by bias² (see correct).
+func (f *Filter) predicted(cfg NoiseConfig) (l, p00 float64) {
+	l = f.level + f.trend
+	return l, f.p[0][0] + f.p[0][1] + f.p[1][0] + f.p[1][1] + cfg.LevelNoise*scale(l) + f.bias*f.bias
 }
 
 // scale is the level's square, at least minScale².
