@@ -245,7 +245,7 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 func groupHealthInputs(g traffic.Group) (p95, errRate float64) {
 	most := 0.0
 	for _, r := range g.Replicas {
-		if r.Requests > most && !math.IsInf(r.Requests, 0) {
+		if r.Requests > most {
 			most = r.Requests
 		}
 	}

@@ -108,14 +108,17 @@ func FuzzAllocateOverCycles(f *testing.F) {
 	f.Add([]byte{0, 0, 4, 0, 0, 4, 5, 1, 5, 9, 2, 0})
 	base := chainCluster(1, 4, 3, 5)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		corrupt := func(cycle int) traffic.Snapshot {
+		const corrupted, cycles = 8, 14
+		// snapshotAt is cycle's snapshot: the base measured anew, with the
+		// corruptions the bytes give during the first cycles.
+		snapshotAt := func(cycle int) traffic.Snapshot {
 			s := base
 			s.At = base.At.Add(time.Duration(cycle) * 15 * time.Second)
 			s.MeasuredAt = s.At
 			s.Replicas = slices.Clone(base.Replicas)
 			// Three bytes a change: which replica (or delay), which
 			// measurement, what value; two changes a cycle.
-			for i := 6 * cycle; i+2 < len(raw) && i < 6*(cycle+1); i += 3 {
+			for i := 6 * cycle; cycle < corrupted && i+2 < len(raw) && i < 6*(cycle+1); i += 3 {
 				r := &s.Replicas[int(raw[i])%len(s.Replicas)]
 				var field *float64
 				switch k := int(raw[i+1]) % 6; k {
@@ -138,16 +141,11 @@ func FuzzAllocateOverCycles(f *testing.F) {
 		for _, name := range []string{"artt", "heart"} {
 			p := mustPolicy(t, name, DefaultOptions())
 			var last traffic.Allocation
-			for cycle := range 14 {
-				s := corrupt(cycle)
-				if cycle >= 8 {
-					s = base
-					s.At = base.At.Add(time.Duration(cycle) * 15 * time.Second)
-					s.MeasuredAt = s.At
-				}
+			for cycle := range cycles {
+				s := snapshotAt(cycle)
 				a, err := p.Allocate(s)
 				if err != nil {
-					if cycle >= 8 {
+					if cycle >= corrupted {
 						t.Fatalf("%s, clean cycle %d: %v", name, cycle, err)
 					}
 					continue

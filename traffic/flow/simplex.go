@@ -46,15 +46,10 @@ var ErrNegativeCost = errors.New("arc costs must be non-negative")
 // Arc costs must be non-negative. ErrInfeasible means less than amount can
 // reach t; the network is then left without flow, never half-routed.
 func (g *Network) MinCostFlow(s, t int, amount float64) (float64, error) {
-	maxCost := 0.0
 	for i := 0; i < len(g.arcs); i += 2 {
 		if g.arcs[i].cost < 0 {
 			return 0, ErrNegativeCost
 		}
-		maxCost = max(maxCost, g.arcs[i].cost)
-	}
-	if err := checkCostRange(maxCost, g.nodes); err != nil {
-		return 0, err
 	}
 	g.Reset()
 	if s == t || !(amount > Epsilon) {
@@ -68,6 +63,9 @@ func (g *Network) MinCostFlow(s, t int, amount float64) (float64, error) {
 func (g *Network) solveSimplex(supplies []float64, amount float64) (float64, error) {
 	ns := newSimplex(g, supplies)
 	defer ns.release()
+	if err := checkCostRange(ns.maxCost, ns.n); err != nil {
+		return 0, err
+	}
 	ns.crash(supplies)
 	ns.solve()
 	if ns.infeasible(amount) {
