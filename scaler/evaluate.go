@@ -14,6 +14,11 @@ type Measurements struct {
 	// Demand is the workload's request rate (requests per second), one
 	// sample per Spec.Step, oldest first, ending now; NaN where missing.
 	Demand []float64
+	// Arrivals is the rate of requests that reach the workload (requests per
+	// second) at the same instants, counted on arrival, so it keeps growing
+	// while saturated pods serve no more; nil, or NaN where missing, when
+	// unknown: Demand then stands in.
+	Arrivals []float64
 	// CPU is the workload's CPU usage (cores) at the same instants.
 	CPU []float64
 	// CPURequest is the sum of the CPU requests (cores) of the workload's pods now.
@@ -24,8 +29,14 @@ type Measurements struct {
 type Evaluation struct {
 	// Utilization is CPU usage now as a percentage of the CPU requested.
 	Utilization float64
-	// RequestRate is the request rate now.
-	RequestRate float64
+	// OfferedUtilization is the utilisation the arriving requests would
+	// cause at the measured CPU per request: Utilization × arrivals ÷
+	// served, never below Utilization. It is what the metric compares with
+	// the threshold (Utilization when Spec.OfferedLoad is off).
+	OfferedUtilization float64
+	// RequestRate is the request rate now; ArrivalRate the arrival rate
+	// (RequestRate when arrivals are unknown).
+	RequestRate, ArrivalRate float64
 	// Threshold is the adaptive threshold with its parts.
 	Threshold threshold.Result
 	// Active reports RequestRate above the activation request rate.
@@ -35,9 +46,9 @@ type Evaluation struct {
 // MetricValue is what the HPA receives for the Spec's metric form.
 func (e Evaluation) MetricValue(form MetricForm) float64 {
 	if form == FormUtilization {
-		return e.Utilization
+		return e.OfferedUtilization
 	}
-	return 100 * e.Utilization / e.Threshold.Threshold
+	return 100 * e.OfferedUtilization / e.Threshold.Threshold
 }
 
 // MetricTarget is the HPA target for the Spec's metric form.
@@ -62,6 +73,9 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 	if len(m.CPU) != len(m.Demand) {
 		return Evaluation{}, fmt.Errorf("CPU has %d samples, demand %d: they must be aligned", len(m.CPU), len(m.Demand))
 	}
+	if m.Arrivals != nil && len(m.Arrivals) != len(m.Demand) {
+		return Evaluation{}, fmt.Errorf("arrivals have %d samples, demand %d: they must be aligned", len(m.Arrivals), len(m.Demand))
+	}
 	cost := make([]float64, len(m.Demand))
 	for i, d := range m.Demand {
 		cost[i] = math.NaN()
@@ -69,13 +83,18 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 			cost[i] = m.CPU[i] / d
 		}
 	}
-	res, err := threshold.Replay(spec.Threshold, m.Demand, cost, spec.Window)
+	offered := m.Demand
+	if spec.OfferedLoad {
+		offered = arrivalsOrServed(m)
+	}
+	res, err := threshold.Replay(spec.Threshold, offered, cost, spec.Window)
 	if err != nil {
 		return Evaluation{}, err
 	}
 	e := Evaluation{
 		Threshold:   res,
 		RequestRate: newest(m.Demand),
+		ArrivalRate: newest(offered),
 	}
 	cpu := newest(m.CPU)
 	switch {
@@ -83,6 +102,10 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 		e.Utilization = 100 * cpu / m.CPURequest
 	case e.RequestRate > 0:
 		return Evaluation{}, ErrNoCPURequest
+	}
+	e.OfferedUtilization = e.Utilization
+	if spec.OfferedLoad {
+		e.OfferedUtilization = offeredUtilization(e, m, spec.Window)
 	}
 	// A CPU sample near the largest float, or a request near the smallest,
 	// overflows the percentage: say so rather than hand the HPA +Inf.
@@ -94,6 +117,57 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 	e.Active = e.RequestRate > spec.ActivationRequestRate
 	return e, nil
 }
+
+// arrivalsOrServed is the arrival rate where it was measured and the served
+// rate elsewhere.
+func arrivalsOrServed(m Measurements) []float64 {
+	if m.Arrivals == nil {
+		return m.Demand
+	}
+	out := make([]float64, len(m.Demand))
+	for i, a := range m.Arrivals {
+		out[i] = a
+		if !isFiniteNonNegative(a) {
+			out[i] = m.Demand[i]
+		}
+	}
+	return out
+}
+
+// offeredUtilization is the CPU the arriving requests need, in percent of
+// the CPU requested: arrivals now × the CPU per request measured while
+// arrivals were being served (the window's samples where at most
+// backlogTolerance more arrived than were served). The CPU per request of
+// a backlog's samples is not used: a pod waiting on a saturated callee
+// completes fewer requests than it starts, so its CPU over its completions
+// overstates its cost. While arrivals stay within the tolerance of what is
+// served there is no backlog, and the measured utilisation stands; it is
+// never reported lower (pods draining a backlog need their CPU meanwhile).
+func offeredUtilization(e Evaluation, m Measurements, window int) float64 {
+	if e.ArrivalRate <= (1+backlogTolerance)*e.RequestRate || !(m.CPURequest > 0) || math.IsInf(m.CPURequest, 0) {
+		return e.Utilization
+	}
+	var sum float64
+	var n int
+	for i := max(0, len(m.Demand)-window); i < len(m.Demand); i++ {
+		served, arrived, cpu := m.Demand[i], m.Arrivals[i], m.CPU[i]
+		if served > 0 && isFiniteNonNegative(arrived) && arrived <= (1+backlogTolerance)*served && isFiniteNonNegative(cpu) && !math.IsInf(served, 0) {
+			sum += cpu / served
+			n++
+		}
+	}
+	if n == 0 {
+		return e.Utilization
+	}
+	return math.Max(e.Utilization, 100*e.ArrivalRate*(sum/float64(n))/m.CPURequest)
+}
+
+// backlogTolerance is how many more requests may arrive than are served,
+// as a fraction, before they count as a backlog: the HPA's own tolerance,
+// within which it would not act on the difference anyway.
+const backlogTolerance = 0.1
+
+func isFiniteNonNegative(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 }
 
 // newest returns the last sample, or 0 when it is missing: a sum over no
 // series means nothing was measured now, which for a rate is no traffic.

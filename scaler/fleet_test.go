@@ -59,6 +59,7 @@ func TestScalerFleet(t *testing.T) {
 			h.Counter("istio_requests_total", fmt.Sprintf(`reporter="destination",destination_workload="web-%d",destination_workload_namespace="shop"`, i), at, requests)
 			h.Counter("container_cpu_usage_seconds_total", fmt.Sprintf(`namespace="shop",pod=%q,container="app"`, pod), at, cpu)
 			h.Gauge("kube_pod_container_resource_requests", fmt.Sprintf(`namespace="shop",pod=%q,resource="cpu"`, pod), at, 0.5)
+			h.Gauge("kube_pod_status_ready", fmt.Sprintf(`namespace="shop",pod=%q,condition="true"`, pod), at, 1)
 		}
 	}
 	prom, err := promtest.StartWithHistory(t.TempDir(), &h, nil, time.Minute)

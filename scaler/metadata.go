@@ -13,6 +13,8 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/artt-dev/artt/threshold"
 )
 
@@ -40,7 +42,21 @@ type Spec struct {
 	// PrometheusAddress is the base URL of the Prometheus HTTP API.
 	PrometheusAddress string
 	// Queries are the rendered PromQL expressions.
-	CPUUsageQuery, CPURequestQuery, RequestRateQuery string
+	CPUUsageQuery, CPURequestQuery, RequestRateQuery, ArrivalRateQuery string
+	// OfferedLoad scales on the arriving requests' CPU (arrivals × the
+	// measured CPU per request) rather than on the CPU used alone, which
+	// stops growing at the pods' limit; it needs ArrivalRateQuery.
+	OfferedLoad bool
+	// RateFunction is the queries' rate function: irate (the default: the
+	// rate between the last two scrapes within RateWindow) or rate (the
+	// average over RateWindow).
+	RateFunction string
+	// RateWindow is the queries' range: how far back irate looks for two
+	// scrapes, or what rate averages over.
+	RateWindow time.Duration
+	// LeadTime is how far ahead the threshold keeps headroom for a climb
+	// (threshold.Config.Lead × Step).
+	LeadTime time.Duration
 	// Window is the trend window in samples; History the number of earlier
 	// windows replayed for the normalisation bounds; Step the sample spacing.
 	Window, History int
@@ -53,14 +69,6 @@ type Spec struct {
 	Form MetricForm
 	// Threshold configures the core.
 	Threshold threshold.Config
-}
-
-// Key identifies the Spec's state: the ScaledObject and its metadata, so a
-// changed trigger starts from fresh state.
-func (s Spec) Key() string {
-	return fmt.Sprintf("%s/%s|%s|%s|%s|%s|%s|%d|%d|%s|%s|%v|%+v",
-		s.Namespace, s.Name, s.PrometheusAddress, s.CPUUsageQuery, s.CPURequestQuery, s.RequestRateQuery,
-		s.Form, s.Window, s.History, s.Step, s.QueryTimeout, s.ActivationRequestRate, s.Threshold)
 }
 
 // Points is the number of samples each range query returns.
@@ -76,11 +84,17 @@ func (e *MetadataError) Error() string {
 }
 
 // Default queries. They are Go templates over .Namespace, .Workload,
-// .PodRegex and .RateWindow; the README documents them.
+// .PodRegex, .RateFunction and .RateWindow; the README documents them.
 const (
-	DefaultCPUUsageQuery    = `sum(rate(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]))`
-	DefaultCPURequestQuery  = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"})`
-	DefaultRequestRateQuery = `sum(rate(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]))`
+	DefaultCPUUsageQuery    = `sum({{.RateFunction}}(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]))`
+	// The ready pods' requests only: pods still starting use no CPU yet,
+	// and counting their requests would lower the utilisation, and the
+	// HPA's ceil(ready pods × metric ÷ target), just when it must rise.
+	DefaultCPURequestQuery = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"} * on(namespace, pod) group_left() (kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",condition="true"} == 1))`
+	DefaultRequestRateQuery = `sum({{.RateFunction}}(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]))`
+	// The sidecars' inbound listeners count a request when its headers
+	// arrive (Envoy's downstream_rq_total), before any queue.
+	DefaultArrivalRateQuery = `sum({{.RateFunction}}(envoy_http_downstream_rq_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",envoy_http_conn_manager_prefix=~"inbound_.*"}[{{.RateWindow}}]))`
 )
 
 // Limits that keep one ScaledObject's memory and query cost bounded.
@@ -95,7 +109,8 @@ var keysKEDAOwns = []string{"scalerAddress", "enableTLS", "unsafeSsl"}
 
 // knownKeys lists every metadata key the scaler reads.
 var knownKeys = []string{
-	"prometheusAddress", "workload", "cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "rateWindow",
+	"prometheusAddress", "workload", "cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "rateWindow", "rateFunction",
+	"offeredLoad", "leadTime",
 	"mode", "normalization", "minThreshold", "maxThreshold", "staticThreshold", "quantile", "deadband", "warmUp",
 	"window", "history", "step", "queryTimeout", "activationRequestRate", "metricForm",
 	"madMultiplier", "ransacIterations", "seed",
@@ -105,7 +120,7 @@ var knownKeys = []string{
 var configFieldKeys = map[string]string{
 	"Mode": "mode", "Normalization": "normalization", "MinThreshold": "minThreshold", "MaxThreshold": "maxThreshold",
 	"StaticThreshold": "staticThreshold", "Quantile": "quantile", "Deadband": "deadband", "WarmUp": "warmUp",
-	"RANSAC.MADMultiplier": "madMultiplier", "RANSAC.MaxIterations": "ransacIterations",
+	"RANSAC.MADMultiplier": "madMultiplier", "RANSAC.MaxIterations": "ransacIterations", "Lead": "leadTime",
 }
 
 // dnsLabel is a Kubernetes object name as it may appear in a pod name.
@@ -147,6 +162,8 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 		QueryTimeout:          p.duration("queryTimeout", 5*time.Second, 100*time.Millisecond, 2*time.Minute),
 		ActivationRequestRate: p.float("activationRequestRate", 0),
 		Form:                  MetricForm(p.str("metricForm", string(FormNormalized))),
+		OfferedLoad:           p.boolean("offeredLoad", true),
+		LeadTime:              p.duration("leadTime", 30*time.Second, 0, 24*time.Hour),
 	}
 	cfg := threshold.DefaultConfig()
 	cfg.Mode = threshold.Mode(p.str("mode", string(cfg.Mode)))
@@ -161,6 +178,11 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	cfg.RANSAC.MaxIterations = p.integer("ransacIterations", cfg.RANSAC.MaxIterations, 1, 100000)
 	cfg.RANSAC.Seed = uint64(p.integer("seed", int(cfg.RANSAC.Seed), 0, math.MaxInt32))
 	rateWindow := p.str("rateWindow", "1m")
+	s.RateFunction = p.str("rateFunction", "irate")
+	if s.RateFunction != "irate" && s.RateFunction != "rate" {
+		p.errs = append(p.errs, &MetadataError{"rateFunction", s.RateFunction, `must be "irate" or "rate"`})
+	}
+	cfg.Lead = float64(s.LeadTime) / float64(s.Step)
 	s.Threshold = cfg
 
 	if err := cfg.Validate(); err != nil {
@@ -193,16 +215,21 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	validWindow := promDuration.MatchString(rateWindow)
 	if !validWindow {
 		p.errs = append(p.errs, &MetadataError{"rateWindow", rateWindow, "must be a PromQL duration such as 1m or 30s"})
+	} else if d, err := model.ParseDuration(rateWindow); err != nil || d <= 0 {
+		p.errs = append(p.errs, &MetadataError{"rateWindow", rateWindow, "must be a PromQL duration above 0 such as 1m or 30s"})
+	} else {
+		s.RateWindow = time.Duration(d)
 	}
 
 	// The queries interpolate the namespace, the workload and the rate
 	// window: they are rendered only from values that passed their checks.
 	if validWorkload && validWindow && dnsLabel.MatchString(namespace) {
 		vars := queryVars{
-			Namespace:  s.Namespace,
-			Workload:   s.Workload,
-			PodRegex:   regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
-			RateWindow: rateWindow,
+			Namespace:    s.Namespace,
+			Workload:     s.Workload,
+			PodRegex:     regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
+			RateWindow:   rateWindow,
+			RateFunction: s.RateFunction,
 		}
 		for _, q := range []struct {
 			key, def string
@@ -211,6 +238,7 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 			{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
 			{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
 			{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
+			{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
 		} {
 			text, err := render(q.key, p.str(q.key, q.def), vars)
 			if err != nil {
@@ -228,7 +256,7 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 
 // queryVars are the names a query template can use.
 type queryVars struct {
-	Namespace, Workload, PodRegex, RateWindow string
+	Namespace, Workload, PodRegex, RateWindow, RateFunction string
 }
 
 func render(key, text string, vars queryVars) (string, error) {
@@ -274,6 +302,19 @@ func (p *parser) float(key string, def float64) float64 {
 		return def
 	}
 	return f
+}
+
+func (p *parser) boolean(key string, def bool) bool {
+	v, ok := p.md[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		p.fail(key, "must be true or false")
+		return def
+	}
+	return b
 }
 
 func (p *parser) integer(key string, def, lo, hi int) int {

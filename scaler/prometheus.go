@@ -20,6 +20,7 @@ type QueryName string
 // The queries of one poll.
 const (
 	QueryRequestRate QueryName = "requestRate"
+	QueryArrivalRate QueryName = "arrivalRate"
 	QueryCPUUsage    QueryName = "cpuUsage"
 	QueryCPURequest  QueryName = "cpuRequest"
 )
@@ -153,10 +154,17 @@ func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) 
 
 	var (
 		m    Measurements
-		errs [3]error
+		errs [4]error
 		wg   sync.WaitGroup
 	)
 	wg.Add(3)
+	if spec.OfferedLoad {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.Arrivals, errs[3] = p.rangeQuery(ctx, promAPI, spec, QueryArrivalRate, spec.ArrivalRateQuery, r, n, now)
+		}()
+	}
 	go func() {
 		defer wg.Done()
 		m.Demand, errs[0] = p.rangeQuery(ctx, promAPI, spec, QueryRequestRate, spec.RequestRateQuery, r, n, now)
@@ -261,6 +269,7 @@ func (p *PrometheusSource) instantQuery(ctx context.Context, promAPI promv1.API,
 // queryKey maps a query to the metadata key that overrides it.
 var queryKey = map[QueryName]string{
 	QueryRequestRate: "requestRateQuery",
+	QueryArrivalRate: "arrivalRateQuery",
 	QueryCPUUsage:    "cpuUsageQuery",
 	QueryCPURequest:  "cpuRequestQuery",
 }

@@ -37,8 +37,8 @@ func TestCompressionIsAskedOnlyWhenEnabled(t *testing.T) {
 		if compress {
 			want = "gzip"
 		}
-		if len(encodings) != 3 {
-			t.Fatalf("compress %v: %d requests, want 3", compress, len(encodings))
+		if len(encodings) != 4 { // served, arrivals, CPU, CPU request
+			t.Fatalf("compress %v: %d requests, want 4", compress, len(encodings))
 		}
 		for _, e := range encodings {
 			if e != want {

@@ -105,7 +105,7 @@ func TestReusedRangesEqualWholeRanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, pair := range map[string][2][]float64{"demand": {got.Demand, want.Demand}, "cpu": {got.CPU, want.CPU}} {
+		for name, pair := range map[string][2][]float64{"demand": {got.Demand, want.Demand}, "arrivals": {got.Arrivals, want.Arrivals}, "cpu": {got.CPU, want.CPU}} {
 			for i := range pair[1] {
 				g, w := pair[0][i], pair[1][i]
 				if g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
@@ -116,37 +116,38 @@ func TestReusedRangesEqualWholeRanges(t *testing.T) {
 		if nonNaN(want.Demand) == 0 {
 			t.Fatalf("poll %d: the whole range holds no demand; nothing was compared", poll)
 		}
-		// Two range queries per poll. The first asks for every point; a
+		// Three range queries per poll (served, arrivals, CPU). The first asks for every point; a
 		// later one within the range asks again for the points younger than
 		// the settle margin before its previous newest point, and the new
 		// ones: 3 s of margin at a 1 s step is 3 points, plus the seconds
 		// since the previous poll.
-		wantAsked := 2 * n
+		const ranges = 3
+		wantAsked := ranges * n
 		switch poll {
 		case 1:
-			wantAsked = 2 * (3 + 1)
+			wantAsked = ranges * (3 + 1)
 		case 2:
-			wantAsked = 2 * (3 + 2)
+			wantAsked = ranges * (3 + 2)
 		case 3:
-			wantAsked = 2 * 3
+			wantAsked = ranges * 3
 		case 4:
-			wantAsked = 2 * (3 + 4)
+			wantAsked = ranges * (3 + 4)
 		}
 		if asked != wantAsked {
 			t.Errorf("poll %d at +%v asked for %d points, want %d", poll, offset, asked, wantAsked)
 		}
 		// The telemetry sees the same points, and every other point reused.
-		if observedAsked != asked || observedAsked+observedReused != 2*n {
-			t.Errorf("poll %d: observed %d points asked and %d reused; the proxy saw %d asked of %d", poll, observedAsked, observedReused, asked, 2*n)
+		if observedAsked != asked || observedAsked+observedReused != ranges*n {
+			t.Errorf("poll %d: observed %d points asked and %d reused; the proxy saw %d asked of %d", poll, observedAsked, observedReused, asked, ranges*n)
 		}
 		observedAsked, observedReused = 0, 0
 		// The whole-range source's own query.
-		if counted.points-before-asked != 2*n {
-			t.Fatalf("the whole-range source asked for %d points, want %d", counted.points-before-asked, 2*n)
+		if counted.points-before-asked != ranges*n {
+			t.Fatalf("the whole-range source asked for %d points, want %d", counted.points-before-asked, ranges*n)
 		}
 	}
-	if reusing.ranges.len() != 2 {
-		t.Errorf("%d ranges kept, want 2", reusing.ranges.len())
+	if reusing.ranges.len() != 3 {
+		t.Errorf("%d ranges kept, want 3", reusing.ranges.len())
 	}
 }
 

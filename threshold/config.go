@@ -33,6 +33,10 @@ const (
 	// NormalizationWelford is the paper's: each signal against its own
 	// history's Welford bounds, weighted by R².
 	NormalizationWelford Normalization = "welford"
+	// NormalizationLead keeps the peaks expected within the lead time, the
+	// noise's and the climb's, under Ceiling:
+	// θ = min(Max, Ceiling ÷ (1 + z·σ_rel·c_rel + climb_rel)).
+	NormalizationLead Normalization = "lead"
 )
 
 // Config holds every knob of the threshold. DefaultConfig gives the values
@@ -57,6 +61,14 @@ type Config struct {
 	// WarmUp is how many values each bound admits before the outlier interval
 	// applies.
 	WarmUp int
+	// Lead is how far ahead, in samples, NormalizationLead keeps headroom
+	// for a climb: the time new replicas take to serve (the HPA's sync
+	// plus pod startup) over the sample step. 0 keeps none.
+	Lead float64
+	// Ceiling is the utilisation NormalizationLead keeps the expected peaks
+	// under, in the thresholds' unit: 100, the CPU request, which the
+	// scheduler guarantees each pod.
+	Ceiling float64
 	// RANSAC tunes the trend fit.
 	RANSAC RANSACParams
 }
@@ -72,6 +84,8 @@ func DefaultConfig() Config {
 		Quantile:        0.975,
 		Deadband:        0.01,
 		WarmUp:          5,
+		Lead:            2,
+		Ceiling:         100,
 		RANSAC: RANSACParams{
 			MADMultiplier: 2.5,
 			MaxIterations: 100,
@@ -99,9 +113,9 @@ func (c Config) Validate() error {
 		return &FieldError{Field: "Mode", Value: c.Mode, Reason: `must be one of "artt", "lare", "static"`}
 	}
 	switch c.Normalization {
-	case NormalizationRelative, NormalizationWelford:
+	case NormalizationRelative, NormalizationWelford, NormalizationLead:
 	default:
-		return &FieldError{Field: "Normalization", Value: c.Normalization, Reason: `must be "relative" or "welford"`}
+		return &FieldError{Field: "Normalization", Value: c.Normalization, Reason: `must be "lead", "relative" or "welford"`}
 	}
 	for _, f := range []struct {
 		name string
@@ -115,6 +129,12 @@ func (c Config) Validate() error {
 		if err := finitePositive(f.name, f.v); err != nil {
 			return err
 		}
+	}
+	if math.IsNaN(c.Lead) || math.IsInf(c.Lead, 0) || c.Lead < 0 || c.Lead > maxLead {
+		return &FieldError{Field: "Lead", Value: c.Lead, Reason: fmt.Sprintf("must be in [0, %d] samples", maxLead)}
+	}
+	if math.IsNaN(c.Ceiling) || math.IsInf(c.Ceiling, 0) || c.Ceiling < c.MaxThreshold {
+		return &FieldError{Field: "Ceiling", Value: c.Ceiling, Reason: fmt.Sprintf("must be a finite number at least MaxThreshold (%v)", c.MaxThreshold)}
 	}
 	if c.MinThreshold > c.MaxThreshold {
 		return &FieldError{Field: "MinThreshold", Value: c.MinThreshold, Reason: fmt.Sprintf("must not exceed MaxThreshold (%v)", c.MaxThreshold)}
@@ -144,3 +164,6 @@ func (c Config) Validate() error {
 func (c Config) z() float64 {
 	return distuv.UnitNormal.Quantile(c.Quantile)
 }
+
+// maxLead bounds Lead: a day of 15 s samples.
+const maxLead = 5760

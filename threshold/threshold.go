@@ -125,6 +125,10 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 		rising = 0
 	}
 	switch {
+	case t.cfg.Mode == ModeARTT && t.cfg.Normalization == NormalizationLead:
+		t.lead(&r, window, fit, volatility, cost)
+		t.last = r
+		return r, nil
 	case t.cfg.Mode == ModeARTT && t.cfg.Normalization == NormalizationRelative:
 		t.relative(&r, fit, volatility, rising, cost)
 		t.last = r
@@ -174,15 +178,10 @@ const meanAbsToSigma = 1.2533
 // the excursions add.
 func (t *Tracker) relative(r *Result, fit LineFit, volatility, rising, cost float64) {
 	t.costs.Add(cost)
-	mean := math.Abs(fit.Mean)
 	r.ScaledVolatility = volatility * cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1
-	if mean > 0 {
-		costRel := 1.0
-		if m := t.costs.Mean(); m > 0 {
-			costRel = cost / m
-		}
-		r.NormalizedVolatility = t.cfg.z() * meanAbsToSigma * volatility / mean * costRel
+	r.NormalizedVolatility = t.noiseExcursion(fit, volatility, cost)
+	if mean := math.Abs(fit.Mean); mean > 0 {
 		r.NormalizedTrend = rising * fit.Span / mean
 	}
 	r.Threshold = t.cfg.MaxThreshold / (1 + r.NormalizedVolatility + r.NormalizedTrend)
@@ -217,8 +216,8 @@ func Replay(cfg Config, demand, cost []float64, window int) (Result, error) {
 		return cost[i]
 	}
 	first := max(min(window, len(demand))-1, 0)
-	if cfg.Mode == ModeARTT && cfg.Normalization == NormalizationRelative && ordinary(demand) {
-		// The relative normalisation keeps nothing from earlier windows but
+	if cfg.keepsOnlyCosts() && ordinary(demand) {
+		// The relative and lead normalisations keep nothing from earlier windows but
 		// their per-request costs: the newest threshold is the newest
 		// window's fit against the mean cost. So the earlier windows are
 		// not fitted; only whether a fit would have succeeded (enough
@@ -259,6 +258,12 @@ func Replay(cfg Config, demand, cost []float64, window int) (Result, error) {
 		return t.Last(), nil
 	}
 	return replayEveryWindow(t, demand, costAt, first, window)
+}
+
+// keepsOnlyCosts reports whether a tracker carries nothing from window to
+// window but the per-request costs (the relative and lead normalisations).
+func (c Config) keepsOnlyCosts() bool {
+	return c.Mode == ModeARTT && (c.Normalization == NormalizationRelative || c.Normalization == NormalizationLead)
 }
 
 // replayEveryWindow updates the tracker with every window in turn.

@@ -247,6 +247,7 @@ func (w *Workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		c.rate = w.totalCPU / float64(len(pods))
 		fmt.Fprintf(&b, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=%q,container=\"app\"} %g\n", p, c.value)
 		fmt.Fprintf(&b, "kube_pod_container_resource_requests{namespace=\"shop\",pod=%q,container=\"app\",resource=\"cpu\",unit=\"core\"} %g\n", p, CPURequest)
+		fmt.Fprintf(&b, "kube_pod_status_ready{namespace=\"shop\",pod=%q,condition=\"true\"} 1\n", p)
 		// Each pod's share of the requests, as a counter kept continuous.
 		s := w.served[p]
 		if s == nil {

@@ -6,11 +6,13 @@ package promtest
 // (reporter="destination"). The workload "web-api", whose pod names share the
 // prefix, and cAdvisor's pause container must not count towards "web".
 // "idle" has a pod and no traffic; "nocpu" has traffic and no CPU request.
+// Every pod with a CPU request is Ready (kube_pod_status_ready).
 func ShopSeries() []Series {
 	const (
 		cpu   = "container_cpu_usage_seconds_total"
 		req   = "kube_pod_container_resource_requests"
 		istio = "istio_requests_total"
+		ready = "kube_pod_status_ready"
 	)
 	return []Series{
 		{Name: cpu, Labels: `namespace="shop",pod="web-7d9f8c6b5d-abcde",container="app"`, Rate: 0.3},
@@ -20,6 +22,11 @@ func ShopSeries() []Series {
 		{Name: req, Labels: `namespace="shop",pod="web-7d9f8c6b5d-abcde",container="app",resource="cpu",unit="core"`, Value: 0.5},
 		{Name: req, Labels: `namespace="shop",pod="web-7d9f8c6b5d-fghij",container="app",resource="cpu",unit="core"`, Value: 0.5},
 		{Name: req, Labels: `namespace="shop",pod="web-api-5c6d7f8b9-xyz12",container="app",resource="cpu",unit="core"`, Value: 2},
+		{Name: ready, Labels: `namespace="shop",pod="web-7d9f8c6b5d-abcde",condition="true"`, Value: 1},
+		{Name: ready, Labels: `namespace="shop",pod="web-7d9f8c6b5d-fghij",condition="true"`, Value: 1},
+		{Name: ready, Labels: `namespace="shop",pod="web-7d9f8c6b5d-fghij",condition="false"`, Value: 0},
+		{Name: ready, Labels: `namespace="shop",pod="web-api-5c6d7f8b9-xyz12",condition="true"`, Value: 1},
+		{Name: ready, Labels: `namespace="shop",pod="idle-6f7d8c9b5-aaaaa",condition="true"`, Value: 1},
 		{Name: istio, Labels: `reporter="destination",destination_workload="web",destination_workload_namespace="shop",response_code="200"`, Rate: 12},
 		{Name: istio, Labels: `reporter="destination",destination_workload="web",destination_workload_namespace="shop",response_code="500"`, Rate: 8},
 		{Name: istio, Labels: `reporter="source",destination_workload="web",destination_workload_namespace="shop",response_code="200"`, Rate: 100},

@@ -1,12 +1,8 @@
 package emulator
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
-
-	"github.com/artt-dev/artt/scaler"
 )
 
 // podSample is what Prometheus would report for a pod over the last
@@ -26,7 +22,7 @@ func (e *Emulator) sample() {
 		e.advanceNode(n)
 	}
 	for _, c := range e.comps {
-		var rps, cpu float64
+		var rps, arrived, cpu float64
 		for _, p := range c.pods {
 			prev, seen := e.res.lastSample[p.id]
 			span := dt
@@ -54,149 +50,35 @@ func (e *Emulator) sample() {
 			e.res.lastSample[p.id] = m
 			if p.state == ready {
 				rps += m.rps
+				arrived += float64(p.arrivals-prev.arrivals) / span
 				cpu += m.cpu
 			}
 		}
 		c.demand = append(c.demand, rps)
+		c.arrivals = append(c.arrivals, arrived)
 		c.cpu = append(c.cpu, cpu)
 	}
 	e.res.sampled()
 }
 
-// autoscaler is KEDA polling artt-scaler plus the Kubernetes HPA.
-type autoscaler struct {
-	e     *Emulator
-	specs map[*component]scaler.Spec
+// windowMean is what rate() over a window of k sample intervals reads at
+// sample j: the mean of the per-interval rates j−k+1 … j (NaN before the
+// run has k of them).
+func windowMean(xs []float64, j, k int) float64 {
+	if j-k+1 < 0 || j >= len(xs) {
+		return math.NaN()
+	}
+	var sum float64
+	for _, x := range xs[j-k+1 : j+1] {
+		sum += x
+	}
+	return sum / float64(k)
 }
 
-// newAutoscaler builds the trigger of every autoscaled component through
-// artt-scaler's own metadata parser. "hpa-cpu" is the default HPA on CPU:
-// its replica formula is artt-scaler's static mode at the CPU target.
-func newAutoscaler(e *Emulator, policy string) (*autoscaler, error) {
-	if policy == "none" {
-		return nil, nil
-	}
-	a := &autoscaler{e: e, specs: make(map[*component]scaler.Spec)}
-	for _, c := range e.comps {
-		if !c.spec.Autoscale {
-			continue
-		}
-		md := map[string]string{
-			"prometheusAddress": "http://lab.invalid:9090",
-			"workload":          c.spec.Name,
-			"step":              e.sc.Control.SampleInterval.String(),
-		}
-		for k, v := range e.sc.Control.ScalerMetadata {
-			md[k] = v
-		}
-		for k, v := range e.run.ScalerMetadata {
-			md[k] = v
-		}
-		switch policy {
-		case "hpa-cpu":
-			md["mode"] = "static"
-			md["staticThreshold"] = strconv.FormatFloat(e.run.CPUTarget, 'g', -1, 64)
-		case "lare":
-			md["mode"] = "lare"
-		case "artt":
-			md["mode"] = "artt"
-		}
-		spec, err := scaler.ParseMetadata("lab", c.spec.Name, md, "")
-		if err != nil {
-			return nil, fmt.Errorf("component %s: %w", c.spec.Name, err)
-		}
-		a.specs[c] = spec
-	}
-	return a, nil
-}
-
-// tick polls every autoscaled component and applies the HPA's decision.
-func (a *autoscaler) tick() error {
-	e := a.e
-	for _, c := range e.comps {
-		spec, ok := a.specs[c]
-		if !ok {
-			continue
-		}
-		ev, err := scaler.Evaluate(spec, a.measurements(c, spec))
-		if err != nil {
-			e.res.note(fmt.Sprintf("%.0fs: %s: scaler error, no change: %v", e.now, c.spec.Name, err))
-			continue
-		}
-		e.res.threshold(c, ev.Threshold.Threshold)
-		a.hpa(c, ev.MetricValue(spec.Form)/100)
-	}
-	return nil
-}
-
-// measurements are the last window+history samples, NaN where the run is
-// younger than that, and the CPU requested by the ready pods now.
-func (a *autoscaler) measurements(c *component, spec scaler.Spec) scaler.Measurements {
-	n := spec.Points()
-	m := scaler.Measurements{Demand: make([]float64, n), CPU: make([]float64, n)}
-	for i := range n {
-		j := len(c.demand) - n + i
-		m.Demand[i], m.CPU[i] = math.NaN(), math.NaN()
-		if j >= 0 {
-			m.Demand[i], m.CPU[i] = c.demand[j], c.cpu[j]
-		}
-	}
-	m.CPURequest = float64(len(c.ready)) * c.spec.CPURequest
-	return m
-}
-
-// hpa applies the Kubernetes HPA algorithm to a usage ratio (metric value ÷
-// target): no change within the 10% tolerance, else ceil(ratio × ready
-// pods); scale-up limited to max(+100%, +4 pods) per period; scale-down to
-// the highest recommendation of the stabilisation window; then min/max.
-func (a *autoscaler) hpa(c *component, ratio float64) {
-	e := a.e
-	current := len(c.pods)
-	readyPods := len(c.ready)
-	rec := current
-	if math.Abs(ratio-1) > 0.1 && readyPods > 0 {
-		rec = int(math.Ceil(ratio * float64(readyPods)))
-	}
-	c.recommendations = append(c.recommendations, recommendation{at: e.now, replicas: rec})
-	window := e.sc.Control.ScaleDownWindow.Seconds()
-	keep := c.recommendations[:0]
-	for _, r := range c.recommendations {
-		if e.now-r.at <= window {
-			keep = append(keep, r)
-		}
-	}
-	c.recommendations = keep
-	desired := rec
-	if desired < current {
-		for _, r := range c.recommendations {
-			desired = max(desired, r.replicas)
-		}
-		desired = min(desired, current)
-	}
-	if desired > current {
-		desired = min(desired, max(2*current, current+4))
-	}
-	desired = min(max(desired, c.spec.MinReplicas), c.spec.MaxReplicas)
-	if desired == current {
-		return
-	}
-	c.scalingEvents++
-	e.res.scaled(c, current, desired)
-	for desired > len(c.pods) {
-		p, err := e.createPod(c, nil, false)
-		if err != nil || p == nil {
-			break
-		}
-	}
-	for desired < len(c.pods) {
-		// The ReplicaSet removes the newest pods first (unready before ready).
-		victim := c.pods[len(c.pods)-1]
-		for _, p := range c.pods {
-			if p.state == starting {
-				victim = p
-			}
-		}
-		e.terminate(victim, false)
-	}
-	e.reactToChange()
+// rateIntervals is how many scrape intervals a rate() over window spans:
+// with scrapes not aligned to the query, a window of w holds w ÷ interval
+// samples, and rate() extrapolates over the w ÷ interval − 1 intervals
+// between them (at least one).
+func rateIntervals(window, interval float64) int {
+	return max(1, int(math.Round(window/interval))-1)
 }

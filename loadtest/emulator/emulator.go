@@ -63,7 +63,7 @@ type Emulator struct {
 	duration float64
 
 	policy     traffic.Policy // nil for data-plane-only routing
-	autoscaler *autoscaler
+	autoscaler autoscaler
 	placer     placer
 	free       []*request
 	pods       []*replica // every pod ever created
@@ -130,6 +130,9 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	e.ingress = newIngress(e.nodes, sc.Cluster.Ingress, idx)
 	e.delayMs = delayMatrix(sc, idx)
 	for i, c := range sc.Application.Components {
+		if run.Floor && c.Autoscale {
+			c.Replicas = c.MaxReplicas // capacity beyond demand throughout
+		}
 		comp := &component{idx: i, spec: c, readyOn: make([][]*replica, len(e.nodes))}
 		e.comps = append(e.comps, comp)
 		e.byName[c.Name] = comp
@@ -148,7 +151,7 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	if e.policy, err = newPolicy(run.Routing, opts.Allocate); err != nil {
 		return nil, err
 	}
-	if e.autoscaler, err = newAutoscaler(e, run.Autoscaling); err != nil {
+	if e.autoscaler, err = newAutoscaler(e, run); err != nil {
 		return nil, err
 	}
 	if e.placer, err = newPlacer(e, run.Placement); err != nil {
@@ -210,7 +213,7 @@ func (e *Emulator) Run() (*Result, error) {
 		e.q.push(event{at: e.sc.Control.TrafficCycle.Seconds(), kind: evTraffic})
 	}
 	if e.autoscaler != nil {
-		e.q.push(event{at: e.sc.Control.PollingInterval.Seconds(), kind: evAutoscale})
+		e.q.push(event{at: e.autoscaler.period(), kind: evAutoscale})
 	}
 	for i, ev := range e.sc.Events {
 		e.q.push(event{at: ev.At.Seconds(), kind: evInject, idx: i})
@@ -266,7 +269,7 @@ func (e *Emulator) dispatch(ev event) error {
 		if err := e.autoscaler.tick(); err != nil {
 			return err
 		}
-		e.q.push(event{at: e.now + e.sc.Control.PollingInterval.Seconds(), kind: evAutoscale})
+		e.q.push(event{at: e.now + e.autoscaler.period(), kind: evAutoscale})
 	case evPodReady:
 		e.podReady(ev.rep)
 	case evInject:
@@ -318,6 +321,7 @@ func (e *Emulator) send(r *request, via *sidecar) {
 	r.via = e.cluster(via, r.comp)
 	r.via.sent(rep)
 	rep.outstanding++
+	r.comp.countInFlight(e.now, 1)
 	e.hops++
 	if r.from != rep.node {
 		e.crossHops++
@@ -402,6 +406,7 @@ func (e *Emulator) proceed(r *request) {
 func (e *Emulator) answer(r *request, from *node) {
 	if rep := r.rep; rep != nil {
 		rep.outstanding--
+		rep.comp.countInFlight(e.now, -1)
 		rep.answered++
 		if r.failed {
 			rep.errors++

@@ -78,12 +78,30 @@ type component struct {
 	// sidecars rebuild their locality schedules.
 	routingVersion uint64
 
-	// Sampled history for the autoscaler: request rate and CPU cores per sample.
-	demand, cpu []float64
+	// Sampled history for the autoscalers, per sample interval: requests
+	// served and arrived per second at ready pods, and their CPU cores.
+	demand, arrivals, cpu []float64
+	// inFlight is the requests sent to the component's pods and not yet
+	// answered; inFlightArea its integral over time up to inFlightAt (the
+	// concurrency Knative's queue-proxy averages).
+	inFlight                 int
+	inFlightArea, inFlightAt float64
 	// HPA state.
 	recommendations []recommendation
 	scalingEvents   int
 	next            int // next pod number
+}
+
+// countInFlight adds d requests in flight at time now.
+func (c *component) countInFlight(now float64, d int) {
+	c.inFlightArea += float64(c.inFlight) * (now - c.inFlightAt)
+	c.inFlightAt = now
+	c.inFlight += d
+}
+
+// inFlightIntegral is the integral of the requests in flight up to now.
+func (c *component) inFlightIntegral(now float64) float64 {
+	return c.inFlightArea + float64(c.inFlight)*(now-c.inFlightAt)
 }
 
 // localityWeight is one `to` entry of a distribute rule.

@@ -58,13 +58,24 @@ type Scenario struct {
 	Events   []Event   `json:"events,omitempty"`
 }
 
-// Frontier is a sweep of the default HPA's CPU target.
+// Frontier is a sweep of the default HPA's CPU target, and optionally of
+// the other autoscalers' own knobs: each sweep is a cost–latency frontier.
 type Frontier struct {
 	// Routing is the traffic policy of the sweep's runs (default
 	// least-request, Istio's default).
 	Routing string `json:"routing,omitempty"`
 	// CPUTargets are the HPA targets swept, in percent (at least two).
 	CPUTargets []float64 `json:"cpuTargets"`
+	// KPATargets sweeps Knative's KPA over its per-pod concurrency target
+	// (autoscaling.knative.dev/target); none or at least two.
+	KPATargets []float64 `json:"kpaTargets,omitempty"`
+	// RPSTargets sweeps keda-rps over its requests per second per pod
+	// (the Prometheus trigger's threshold); none or at least two.
+	RPSTargets []float64 `json:"rpsTargets,omitempty"`
+	// Floor adds a run whose autoscaled components keep maxReplicas
+	// throughout, under the sweep's routing: the tail no autoscaler can
+	// remove, against which runs are judged by their excess over it.
+	Floor bool `json:"floor,omitempty"`
 }
 
 // Cluster is the emulated nodes and network.
@@ -203,7 +214,13 @@ type Control struct {
 	PodStartup      Duration `json:"podStartup,omitempty"`      // default 10s
 	ScaleDownWindow Duration `json:"scaleDownWindow,omitempty"` // default 300s
 	CPUTarget       float64  `json:"cpuTarget,omitempty"`       // default HPA's target, default 70
-	ScalerMetadata  Metadata `json:"scalerMetadata,omitempty"`  // extra trigger metadata for artt-scaler
+	// HPAScaleUpPercent and HPAScaleUpPods are the HPA's scale-up policies
+	// per sync (behavior.scaleUp: the larger of +percent and +pods; the
+	// Kubernetes defaults 100 and 4). They bind every autoscaler behind
+	// the HPA alike: hpa-cpu, lare, artt and keda-rps.
+	HPAScaleUpPercent float64  `json:"hpaScaleUpPercent,omitempty"`
+	HPAScaleUpPods    int      `json:"hpaScaleUpPods,omitempty"`
+	ScalerMetadata    Metadata `json:"scalerMetadata,omitempty"` // extra trigger metadata for artt-scaler
 }
 
 // Metadata is ScaledObject trigger metadata passed to artt-scaler's parser.
@@ -215,8 +232,16 @@ type Run struct {
 	// Routing: random, round-robin, least-request, localization, opttraffic,
 	// lata, heart or artt.
 	Routing string `json:"routing"`
-	// Autoscaling: none, hpa-cpu, lare or artt.
+	// Autoscaling: none, hpa-cpu, lare, artt, kpa (Knative's KPA on
+	// concurrency) or keda-rps (KEDA's Prometheus trigger on requests per
+	// second per pod).
 	Autoscaling string `json:"autoscaling,omitempty"`
+	// Target is kpa's per-pod concurrency target or keda-rps's requests per
+	// second per pod.
+	Target float64 `json:"target,omitempty"`
+	// Floor keeps every autoscaled component at maxReplicas (set by the
+	// frontier block's floor).
+	Floor bool `json:"floor,omitempty"`
 	// Placement places the pods, the initial ones and those added later:
 	// default (Kubernetes' scheduler: the components' placement pins, else
 	// LeastAllocated), larp (LATA's placement stage, package placement/larp)
@@ -230,8 +255,8 @@ type Run struct {
 	LBPolicy string `json:"lbPolicy,omitempty"`
 	// CPUTarget overrides control.cpuTarget for this run's hpa-cpu.
 	CPUTarget float64 `json:"cpuTarget,omitempty"`
-	// Frontier marks a run of the HPA sweep (set by the scenario's
-	// frontier block, or by hand).
+	// Frontier marks a run of a sweep: of hpa-cpu, kpa or keda-rps (set by
+	// the scenario's frontier block, or by hand).
 	Frontier bool `json:"frontier,omitempty"`
 	// OutlierDetection, when set, ejects failing hosts in every sidecar as
 	// Istio's DestinationRule outlierDetection does.
@@ -266,8 +291,13 @@ func (r Run) Label() string {
 	if r.Name != "" {
 		return r.Name
 	}
-	if r.Frontier {
+	switch {
+	case r.Frontier && r.Autoscaling == "hpa-cpu":
 		return fmt.Sprintf("hpa-%g", r.CPUTarget)
+	case r.Frontier:
+		return fmt.Sprintf("%s-%g", r.Autoscaling, r.Target)
+	case r.Floor:
+		return "floor"
 	}
 	if r.Autoscaling == "" || r.Autoscaling == "none" {
 		return r.Routing

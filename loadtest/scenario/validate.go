@@ -13,7 +13,7 @@ import (
 // Known names.
 var (
 	RoutingPolicies     = []string{"random", "round-robin", "least-request", "localization", "opttraffic", "lata", "heart", "artt"}
-	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt"}
+	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt", "kpa", "keda-rps"}
 	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
 	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM"}
 	// PlacementPolicies place the pods: default is Kubernetes' scheduler
@@ -87,6 +87,12 @@ func (s *Scenario) fillDefaults() {
 	if s.Control.CPUTarget == 0 {
 		s.Control.CPUTarget = 70
 	}
+	if s.Control.HPAScaleUpPercent == 0 {
+		s.Control.HPAScaleUpPercent = 100
+	}
+	if s.Control.HPAScaleUpPods == 0 {
+		s.Control.HPAScaleUpPods = 4
+	}
 	if f := s.Frontier; f != nil {
 		if f.Routing == "" {
 			f.Routing = "least-request"
@@ -94,6 +100,15 @@ func (s *Scenario) fillDefaults() {
 		if !s.frontierExpanded() {
 			for _, t := range f.CPUTargets {
 				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "hpa-cpu", CPUTarget: t, Frontier: true})
+			}
+			for _, t := range f.KPATargets {
+				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "kpa", Target: t, Frontier: true})
+			}
+			for _, t := range f.RPSTargets {
+				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "keda-rps", Target: t, Frontier: true})
+			}
+			if f.Floor {
+				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "none", Floor: true})
 			}
 		}
 	}
@@ -138,6 +153,9 @@ func (s *Scenario) frontierExpanded() bool {
 	}
 	return false
 }
+
+// sweptAutoscalers are the autoscalers a frontier can sweep.
+var sweptAutoscalers = []string{"hpa-cpu", "kpa", "keda-rps"}
 
 func bad(field string, value any, reason string) error {
 	return &FieldError{Field: field, Value: value, Reason: reason}
@@ -303,6 +321,12 @@ func (s *Scenario) Validate() error {
 	if s.Control.CPUTarget <= 0 || s.Control.CPUTarget > 1000 {
 		errs = append(errs, bad("control.cpuTarget", s.Control.CPUTarget, "must be in (0, 1000] percent"))
 	}
+	if !positive(s.Control.HPAScaleUpPercent) {
+		errs = append(errs, bad("control.hpaScaleUpPercent", s.Control.HPAScaleUpPercent, "must be above 0"))
+	}
+	if s.Control.HPAScaleUpPods < 1 {
+		errs = append(errs, bad("control.hpaScaleUpPods", s.Control.HPAScaleUpPods, "must be at least 1"))
+	}
 
 	if len(s.Runs) == 0 {
 		errs = append(errs, bad("runs", "[]", "at least one run"))
@@ -328,8 +352,15 @@ func (s *Scenario) Validate() error {
 		if r.CPUTarget != 0 && (r.Autoscaling != "hpa-cpu" || r.CPUTarget < 0 || r.CPUTarget > 1000) {
 			errs = append(errs, bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu runs, in (0, 1000] percent"))
 		}
-		if r.Frontier && r.Autoscaling != "hpa-cpu" {
-			errs = append(errs, bad(f+".frontier", r.Frontier, "the frontier is a sweep of hpa-cpu runs"))
+		if r.Frontier && !slices.Contains(sweptAutoscalers, r.Autoscaling) {
+			errs = append(errs, bad(f+".frontier", r.Frontier, "a frontier is a sweep of hpa-cpu, kpa or keda-rps runs"))
+		}
+		needsTarget := r.Autoscaling == "kpa" || r.Autoscaling == "keda-rps"
+		if needsTarget != (r.Target != 0) || (needsTarget && !positive(r.Target)) {
+			errs = append(errs, bad(f+".target", r.Target, "required for kpa (concurrency per pod) and keda-rps (requests per second per pod), a number above 0; only for them"))
+		}
+		if r.Floor && r.Autoscaling != "none" {
+			errs = append(errs, bad(f+".floor", r.Floor, "a floor run keeps maxReplicas and autoscales nothing (autoscaling: none)"))
 		}
 		if err := r.OutlierDetection.validate(f + ".outlierDetection"); err != nil {
 			errs = append(errs, err)
@@ -349,6 +380,19 @@ func (s *Scenario) Validate() error {
 		for i, t := range f.CPUTargets {
 			if !(t > 0 && t <= 1000) || (i > 0 && t <= f.CPUTargets[i-1]) {
 				errs = append(errs, bad(fmt.Sprintf("frontier.cpuTargets[%d]", i), t, "must be in (0, 1000] percent and increasing"))
+			}
+		}
+		for _, sweep := range []struct {
+			field   string
+			targets []float64
+		}{{"frontier.kpaTargets", f.KPATargets}, {"frontier.rpsTargets", f.RPSTargets}} {
+			if len(sweep.targets) == 1 {
+				errs = append(errs, bad(sweep.field, sweep.targets, "none, or at least two targets to make a frontier"))
+			}
+			for i, t := range sweep.targets {
+				if !positive(t) || (i > 0 && t <= sweep.targets[i-1]) {
+					errs = append(errs, bad(fmt.Sprintf("%s[%d]", sweep.field, i), t, "must be above 0 and increasing"))
+				}
 			}
 		}
 	}

@@ -49,11 +49,15 @@ func (f *Filter) Observations() int { return f.n }
 func (f *Filter) Factors() (alpha, beta float64) { return f.alpha, f.beta }
 
 // Forecast is the one-step-ahead forecast ℓ + b (NaN before any observation).
-func (f *Filter) Forecast() float64 {
+func (f *Filter) Forecast() float64 { return f.Ahead(1) }
+
+// Ahead is the forecast h intervals on, ℓ + h·b (NaN before any
+// observation); Forecast is Ahead(1).
+func (f *Filter) Ahead(h float64) float64 {
 	if f.n == 0 {
 		return math.NaN()
 	}
-	return f.level + f.trend
+	return f.level + h*f.trend
 }
 
 // Update folds observation y into the filter. A sample too large to

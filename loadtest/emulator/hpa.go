@@ -1,0 +1,246 @@
+package emulator
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/artt-dev/artt/loadtest/scenario"
+	"github.com/artt-dev/artt/scaler"
+)
+
+// autoscaler decides the replica counts of the autoscaled components at
+// every tick.
+type autoscaler interface {
+	tick() error
+	// period is the time between ticks, in seconds.
+	period() float64
+}
+
+// newAutoscaler builds the run's autoscaler: Knative's KPA, or KEDA with
+// the Kubernetes HPA behind it.
+func newAutoscaler(e *Emulator, run scenario.Run) (autoscaler, error) {
+	switch run.Autoscaling {
+	case "none":
+		return nil, nil
+	case "kpa":
+		return newKPA(e, run.Target), nil
+	}
+	return newKEDA(e, run)
+}
+
+// kedaHPA is KEDA polling a trigger, and the Kubernetes HPA acting on its
+// metric. hpa-cpu, lare and artt ask artt-scaler (the HPA on CPU is its
+// static mode at the CPU target); keda-rps is KEDA's Prometheus scaler on
+// the request rate, as an AverageValue metric.
+type kedaHPA struct {
+	e        *Emulator
+	policy   string
+	triggers map[*component]trigger
+	// rpsPerPod is keda-rps's threshold.
+	rpsPerPod float64
+}
+
+// trigger is one autoscaled component's ScaledObject trigger.
+type trigger struct {
+	spec scaler.Spec
+	// rateIntervals is how many sample intervals the metric's rate window
+	// averages.
+	rateIntervals int
+}
+
+// kedaRPSWindow is the rate window of KEDA's documented Prometheus
+// trigger, sum(rate(http_requests_total[2m])).
+const kedaRPSWindow = 120.0
+
+// newKEDA builds the trigger of every autoscaled component through
+// artt-scaler's own metadata parser, as a ScaledObject would configure it.
+func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
+	a := &kedaHPA{e: e, policy: run.Autoscaling, triggers: make(map[*component]trigger), rpsPerPod: run.Target}
+	interval := e.sc.Control.SampleInterval.Seconds()
+	for _, c := range e.comps {
+		if !c.spec.Autoscale {
+			continue
+		}
+		if a.policy == "keda-rps" {
+			a.triggers[c] = trigger{rateIntervals: rateIntervals(kedaRPSWindow, interval)}
+			continue
+		}
+		spec, err := scaler.ParseMetadata("lab", c.spec.Name, a.metadata(c), "")
+		if err != nil {
+			return nil, fmt.Errorf("component %s: %w", c.spec.Name, err)
+		}
+		t := trigger{spec: spec, rateIntervals: 1} // irate: between the last two scrapes
+		if spec.RateFunction == "rate" {
+			t.rateIntervals = rateIntervals(spec.RateWindow.Seconds(), interval)
+		}
+		if a.policy == "hpa-cpu" {
+			// metrics-server's CPU is the rate between its last two
+			// scrapes (--metric-resolution, 15 s by default).
+			t.rateIntervals = 1
+		}
+		a.triggers[c] = t
+	}
+	return a, nil
+}
+
+// metadata is the trigger metadata of component c: the scenario's and the
+// run's over the lab's defaults. leadTime defaults to what the README
+// tells an operator to set: one HPA sync plus the pods' startup.
+func (a *kedaHPA) metadata(c *component) map[string]string {
+	e := a.e
+	md := map[string]string{
+		"prometheusAddress": "http://lab.invalid:9090",
+		"workload":          c.spec.Name,
+		"step":              e.sc.Control.SampleInterval.String(),
+		"leadTime":          (e.sc.Control.HPASyncPeriod.Duration + e.sc.Control.PodStartup.Duration).String(),
+	}
+	for k, v := range e.sc.Control.ScalerMetadata {
+		md[k] = v
+	}
+	for k, v := range e.run.ScalerMetadata {
+		md[k] = v
+	}
+	switch a.policy {
+	case "hpa-cpu":
+		md["mode"] = "static"
+		md["offeredLoad"] = "false"
+		md["staticThreshold"] = strconv.FormatFloat(e.run.CPUTarget, 'g', -1, 64)
+	case "lare":
+		md["mode"] = "lare"
+		md["offeredLoad"] = "false" // the published baseline scales on CPU
+	case "artt":
+		md["mode"] = "artt"
+	}
+	return md
+}
+
+func (a *kedaHPA) period() float64 { return a.e.sc.Control.PollingInterval.Seconds() }
+
+// tick polls every autoscaled component and applies the HPA's decision.
+func (a *kedaHPA) tick() error {
+	e := a.e
+	for _, c := range e.comps {
+		t, ok := a.triggers[c]
+		if !ok {
+			continue
+		}
+		if a.policy == "keda-rps" {
+			rate := windowMean(c.demand, len(c.demand)-1, t.rateIntervals)
+			if math.IsNaN(rate) {
+				continue // Prometheus has no rate over the window yet
+			}
+			a.hpa(c, averageValueReplicas(rate, a.rpsPerPod, len(c.pods)))
+			continue
+		}
+		ev, err := scaler.Evaluate(t.spec, a.measurements(c, t))
+		if err != nil {
+			e.res.note(fmt.Sprintf("%.0fs: %s: scaler error, no change: %v", e.now, c.spec.Name, err))
+			continue
+		}
+		e.res.threshold(c, ev.Threshold.Threshold)
+		a.hpa(c, valueReplicas(ev.MetricValue(t.spec.Form)/100, len(c.ready), len(c.pods)))
+	}
+	return nil
+}
+
+// measurements are what the trigger's range queries return: the last
+// window + history points, each its rate window's mean, NaN where the run
+// is younger than that, and the CPU requested by the ready pods now.
+func (a *kedaHPA) measurements(c *component, t trigger) scaler.Measurements {
+	n := t.spec.Points()
+	m := scaler.Measurements{Demand: make([]float64, n), Arrivals: make([]float64, n), CPU: make([]float64, n)}
+	for i := range n {
+		j := len(c.demand) - n + i
+		m.Demand[i] = windowMean(c.demand, j, t.rateIntervals)
+		m.Arrivals[i] = windowMean(c.arrivals, j, t.rateIntervals)
+		m.CPU[i] = windowMean(c.cpu, j, t.rateIntervals)
+	}
+	m.CPURequest = float64(len(c.ready)) * c.spec.CPURequest
+	return m
+}
+
+// hpaTolerance is the HPA's default tolerance: no change while the usage
+// ratio is within 10% of 1.
+const hpaTolerance = 0.1
+
+// valueReplicas is the HPA's recommendation for a Value (or Utilization)
+// metric at usage ratio (metric ÷ target): ceil(ratio × ready pods),
+// unless the ratio is within the tolerance (replica_calculator.go,
+// getUsageRatioReplicaCount).
+func valueReplicas(ratio float64, readyPods, current int) int {
+	if math.Abs(ratio-1) <= hpaTolerance || readyPods == 0 {
+		return current
+	}
+	return int(math.Ceil(ratio * float64(readyPods)))
+}
+
+// averageValueReplicas is the HPA's recommendation for an AverageValue
+// external metric (KEDA's default metricType): ceil(usage ÷ target per
+// pod), unless usage ÷ (target × current replicas) is within the
+// tolerance (replica_calculator.go, GetExternalPerPodMetricReplicas).
+func averageValueReplicas(usage, targetPerPod float64, current int) int {
+	if current > 0 && math.Abs(usage/(targetPerPod*float64(current))-1) <= hpaTolerance {
+		return current
+	}
+	return int(math.Ceil(usage / targetPerPod))
+}
+
+// hpa applies the HPA's rules to a recommendation: scale-up limited per
+// sync to the larger of +HPAScaleUpPercent and +HPAScaleUpPods (its
+// behavior.scaleUp; +100% or +4 pods by default); scale-down to the
+// highest recommendation of the stabilisation window; then min/max.
+func (a *kedaHPA) hpa(c *component, rec int) {
+	e := a.e
+	current := len(c.pods)
+	c.recommendations = append(c.recommendations, recommendation{at: e.now, replicas: rec})
+	window := e.sc.Control.ScaleDownWindow.Seconds()
+	keep := c.recommendations[:0]
+	for _, r := range c.recommendations {
+		if e.now-r.at <= window {
+			keep = append(keep, r)
+		}
+	}
+	c.recommendations = keep
+	desired := rec
+	if desired < current {
+		for _, r := range c.recommendations {
+			desired = max(desired, r.replicas)
+		}
+		desired = min(desired, current)
+	}
+	if desired > current {
+		ctl := e.sc.Control
+		byPercent := int(math.Ceil(float64(current) * (1 + ctl.HPAScaleUpPercent/100)))
+		desired = min(desired, max(byPercent, current+ctl.HPAScaleUpPods))
+	}
+	e.resize(c, min(max(desired, c.spec.MinReplicas), c.spec.MaxReplicas))
+}
+
+// resize sets a component's replica count, as the Deployment's
+// ReplicaSet does: new pods scheduled, the newest removed first.
+func (e *Emulator) resize(c *component, desired int) {
+	current := len(c.pods)
+	if desired == current {
+		return
+	}
+	c.scalingEvents++
+	e.res.scaled(c, current, desired)
+	for desired > len(c.pods) {
+		p, err := e.createPod(c, nil, false)
+		if err != nil || p == nil {
+			break
+		}
+	}
+	for desired < len(c.pods) {
+		// The ReplicaSet removes the newest pods first (unready before ready).
+		victim := c.pods[len(c.pods)-1]
+		for _, p := range c.pods {
+			if p.state == starting {
+				victim = p
+			}
+		}
+		e.terminate(victim, false)
+	}
+	e.reactToChange()
+}
