@@ -59,3 +59,61 @@ func TestWholeMetricHoldsToInt64(t *testing.T) {
 		}
 	}
 }
+
+// Offered load, worked by hand. Ten samples: 20 requests per second served
+// and arriving at 0.2 cores (10 ms each) on a request of 0.5 cores: 40%.
+// Then a backlog.
+func TestOfferedUtilizationPricesArrivalsAtTheUnbackloggedCost(t *testing.T) {
+	spec, err := ParseMetadata("shop", "so", map[string]string{"workload": "web", "window": "10", "history": "1"}, "http://prometheus.monitoring:9090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := func(calm, newest float64) []float64 {
+		xs := make([]float64, 10)
+		for i := range xs {
+			xs[i] = calm
+		}
+		xs[9] = newest
+		return xs
+	}
+	cases := []struct {
+		name                   string
+		served, arrived, cpu   float64
+		wantUtil, wantOffered  float64
+		arrivalsUnknown, noOff bool
+	}{
+		// Saturated pods: 50 served of 140 arriving at their 0.5-core
+		// request. The CPU per request without a backlog (10 ms) prices the
+		// 140: 1.4 cores, 280% of the request.
+		{name: "saturated", served: 50, arrived: 140, cpu: 0.5, wantUtil: 100, wantOffered: 280},
+		// A pod waiting on a saturated callee: it starts 40 requests per
+		// second at 10 ms each (0.4 cores) but completes 25. Its CPU over
+		// its completions (16 ms) would overstate its cost; 40 × 10 ms
+		// is what it needs: 80%.
+		{name: "waiting on a callee", served: 25, arrived: 40, cpu: 0.4, wantUtil: 80, wantOffered: 80},
+		// Within 10% of what is served: no backlog, the measured 44%.
+		{name: "no backlog", served: 22, arrived: 24, cpu: 0.22, wantUtil: 44, wantOffered: 44},
+		// Draining a backlog: more served than arrives; the CPU it uses stands.
+		{name: "draining", served: 60, arrived: 30, cpu: 0.5, wantUtil: 100, wantOffered: 100},
+		{name: "arrivals not measured", served: 50, arrived: 140, cpu: 0.5, wantUtil: 100, wantOffered: 100, arrivalsUnknown: true},
+		{name: "offered load off", served: 50, arrived: 140, cpu: 0.5, wantUtil: 100, wantOffered: 100, noOff: true},
+	}
+	for _, c := range cases {
+		m := Measurements{Demand: series(20, c.served), Arrivals: series(20, c.arrived), CPU: series(0.2, c.cpu), CPURequest: 0.5}
+		if c.arrivalsUnknown {
+			m.Arrivals = series(math.NaN(), math.NaN())
+		}
+		s := spec
+		s.OfferedLoad = !c.noOff
+		ev, err := Evaluate(s, m)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if math.Abs(ev.Utilization-c.wantUtil) > 1e-9 || math.Abs(ev.OfferedUtilization-c.wantOffered) > 1e-9 {
+			t.Errorf("%s: utilisation %v, offered %v; want %v, %v", c.name, ev.Utilization, ev.OfferedUtilization, c.wantUtil, c.wantOffered)
+		}
+		if want := 100 * c.wantOffered / ev.Threshold.Threshold; math.Abs(ev.MetricValue(FormNormalized)-want) > 1e-9 {
+			t.Errorf("%s: metric %v, want 100 × offered ÷ θ = %v", c.name, ev.MetricValue(FormNormalized), want)
+		}
+	}
+}

@@ -77,7 +77,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Mode:            ModeARTT,
-		Normalization:   NormalizationRelative,
+		Normalization:   NormalizationLead,
 		MinThreshold:    50,
 		MaxThreshold:    80,
 		StaticThreshold: 70,

@@ -6,20 +6,29 @@ import (
 	"github.com/artt-dev/artt/threshold"
 )
 
-// A workload whose request rate climbs steadily gets a lower threshold, so
-// the HPA adds replicas before utilisation reaches the usual target. Here
-// demand climbs about 20% across the 40-sample window: θ = 80 ÷ 1.2.
+// A workload whose request rate steps up gets a lower threshold at the first
+// sample that shows the step, so the HPA asks for replicas with headroom
+// for what arrives while they start; steady demand rests at the maximum.
+// Here demand rises by half in the newest sample: the climb, carried on for
+// the lead time (two samples), is a third of the newest rate, and
+// θ = 100 ÷ (1 + 1/3) = 75.
 func ExampleReplay() {
-	cfg := threshold.DefaultConfig() // thresholds between 50% and 80%
+	cfg := threshold.DefaultConfig() // thresholds between 50% and 80%, lead 2 samples
 	demand := make([]float64, 120)   // requests per second, one sample per 15 s
 	for i := range demand {
-		demand[i] = 200 + 2*float64(i)
+		demand[i] = 200
 	}
-	r, err := threshold.Replay(cfg, demand, nil, 40)
+	steady, err := threshold.Replay(cfg, demand, nil, 40)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("threshold %.0f%%, trend %.1f rps/sample, trend weight %.2f\n", r.Threshold, r.Trend, r.TrendWeight)
-	// Output: threshold 67%, trend 2.0 rps/sample, trend weight 1.00
+	demand[len(demand)-1] = 300
+	stepped, err := threshold.Replay(cfg, demand, nil, 40)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("steady: threshold %.0f%%; after the step: threshold %.0f%%, climb %.2f\n", steady.Threshold, stepped.Threshold, stepped.NormalizedTrend)
+	// Output: steady: threshold 80%; after the step: threshold 75%, climb 0.33
 }

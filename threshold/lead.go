@@ -49,7 +49,7 @@ func (t *Tracker) noiseExcursion(fit LineFit, volatility, cost float64) float64 
 // fraction of the newest sample: the larger of
 //   - the climb of the last ⌈lead⌉ samples carried on as far again, which
 //     sees a step at the first sample that shows it, and
-//   - Holt's forecast lead samples on, its factors tuned by a Kalman filter
+//   - Holt's trend over lead samples, its factors tuned by a Kalman filter
 //     (package forecast, the filter artt-traffic runs per replica), which
 //     follows a ramp's slope through noise; its outlier gate sets a lone
 //     jump aside for one sample, the first term does not.
@@ -67,9 +67,9 @@ func climbAhead(window []float64, lead float64) float64 {
 		return 0
 	}
 	now := window[newest]
-	ahead := now
+	var climb float64
 	if back := newest - int(math.Ceil(lead)); back >= 0 && isFinite(window[back]) {
-		ahead = now + (now-window[back])*lead/float64(newest-back)
+		climb = (now - window[back]) * lead / float64(newest-back)
 	}
 	noise := forecast.DefaultConfig().Noise
 	var f forecast.Filter
@@ -80,8 +80,8 @@ func climbAhead(window []float64, lead float64) float64 {
 			f.Skip(noise)
 		}
 	}
-	if h := f.Ahead(lead); h > ahead {
-		ahead = h
+	if b := f.Trend() * lead; b > climb {
+		climb = b
 	}
-	return math.Max(ahead-now, 0) / now
+	return math.Max(climb, 0) / now
 }

@@ -124,9 +124,24 @@ func TestSingleSpikeDoesNotMoveBounds(t *testing.T) {
 }
 
 func TestHigherPerRequestCostLowersThreshold(t *testing.T) {
-	cfg := DefaultConfig()
+	// In the lead normalisation noise counts only past the headroom that
+	// MaxThreshold leaves below the request: ±30% uniform noise (σ ≈ 17%)
+	// is past it, ±10% in the relative one is enough.
+	for _, c := range []struct {
+		normalization Normalization
+		amp           float64
+	}{{NormalizationRelative, 10}, {NormalizationLead, 30}} {
+		t.Run(string(c.normalization), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Normalization = c.normalization
+			higherCostLowersThreshold(t, cfg, c.amp)
+		})
+	}
+}
+
+func higherCostLowersThreshold(t *testing.T, cfg Config, amp float64) {
 	const window, history = 40, 200
-	demand := noisy(5, history, 100, 0, 10)
+	demand := noisy(5, history, 100, 0, amp)
 	same := constant(history, 0.010)
 	slower := constant(history, 0.010)
 	// The same demand, but for the last window the replicas run on slower
@@ -317,6 +332,7 @@ func TestThresholdStaysWithinBoundsOnRandomSeries(t *testing.T) {
 func TestRelativeNormalisationFollowsTheWorkloadNotItsHistory(t *testing.T) {
 	const window, history = 40, 320 // what one poll replays: window + history − 1 samples
 	cfg := DefaultConfig()
+	cfg.Normalization = NormalizationRelative
 	theta := func(demand []float64) float64 {
 		r, err := Replay(cfg, demand, nil, window)
 		if err != nil {

@@ -14,9 +14,13 @@ type Result struct {
 	Scenario, Run string
 	Seed          uint64
 	// Routing and Autoscaling are the run's policies; Frontier marks a run
-	// of the HPA sweep that other autoscalers are judged against.
+	// of a sweep (of hpa-cpu, kpa or keda-rps) that other autoscalers are
+	// judged against, Floor the run at maxReplicas throughout.
 	Routing, Autoscaling string
-	Frontier             bool
+	Frontier, Floor      bool
+	// Capacity is, per step up in a steps workload and autoscaled
+	// component, how soon the ready pods covered the new demand.
+	Capacity []StepCapacity
 
 	Requests, Succeeded, Timeouts, Errors int64
 	SuccessRate                           float64
@@ -111,7 +115,7 @@ func newCollector(e *Emulator) *collector {
 		thresholds:  make(map[string]float64),
 		cpuAtWarmup: make(map[int]float64),
 		res: Result{Scenario: e.sc.Name, Run: e.run.Label(), Seed: e.sc.Seed,
-			Routing: e.run.Routing, Autoscaling: e.run.Autoscaling, Frontier: e.run.Frontier},
+			Routing: e.run.Routing, Autoscaling: e.run.Autoscaling, Frontier: e.run.Frontier, Floor: e.run.Floor},
 	}
 	for _, ev := range e.sc.Events {
 		desc := ev.Type

@@ -218,6 +218,7 @@ func (e *Emulator) Run() (*Result, error) {
 	for i, ev := range e.sc.Events {
 		e.q.push(event{at: ev.At.Seconds(), kind: evInject, idx: i})
 	}
+	e.watchCapacity()
 	e.q.push(event{at: e.duration, kind: evStop})
 	end := e.duration + e.timeout
 	nextProgress := 1.0
@@ -274,6 +275,8 @@ func (e *Emulator) dispatch(ev event) error {
 		e.podReady(ev.rep)
 	case evInject:
 		return e.inject(e.sc.Events[ev.idx])
+	case evCapacity:
+		e.checkCapacity()
 	case evStop:
 	}
 	return nil

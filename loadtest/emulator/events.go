@@ -13,6 +13,7 @@ const (
 	evAutoscale                   // KEDA poll + HPA sync
 	evPodReady                    // a starting pod becomes ready
 	evInject                      // a scenario event (slowdown, failure)
+	evCapacity                    // a step up in the workload: is capacity there yet?
 	evStop                        // no more arrivals
 )
 

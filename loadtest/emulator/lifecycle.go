@@ -62,6 +62,7 @@ func (e *Emulator) podReady(p *replica) {
 	}
 	p.state = ready
 	p.comp.rebuildEndpoints()
+	e.checkCapacity()
 	e.reactToChange()
 }
 

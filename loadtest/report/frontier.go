@@ -26,11 +26,22 @@ type FrontierPoint struct {
 	Success  float64
 }
 
-// NewFrontier collects the sweep runs of results (nil when fewer than two).
-func NewFrontier(results []*emulator.Result) *Frontier {
+// Sweeps are the autoscalers a scenario can sweep, with the name the
+// reports give each frontier.
+var Sweeps = []struct{ Autoscaling, Name string }{
+	{"hpa-cpu", "HPA"}, {"kpa", "KPA"}, {"keda-rps", "keda-rps"},
+}
+
+// NewFrontier collects the HPA sweep's runs of results (nil when fewer
+// than two).
+func NewFrontier(results []*emulator.Result) *Frontier { return NewSweep(results, "hpa-cpu") }
+
+// NewSweep collects the sweep runs of one autoscaler (nil when fewer than
+// two).
+func NewSweep(results []*emulator.Result, autoscaling string) *Frontier {
 	var f Frontier
 	for _, r := range results {
-		if r.Frontier {
+		if r.Frontier && r.Autoscaling == autoscaling {
 			f.Points = append(f.Points, FrontierPoint{
 				Run: r.Run, Cost: r.ReplicaSeconds, P99Ms: r.P99Ms,
 				Failures: float64(r.Timeouts + r.Errors), Success: r.SuccessRate,
@@ -82,10 +93,50 @@ func (f *Frontier) At(cost float64, measure func(FrontierPoint) float64) (v floa
 	return measure(env[len(env)-1]), true
 }
 
-// judged reports whether a run is compared with the frontier: autoscaled,
-// and not one of the sweep's own runs.
+// CostAt is the replica-seconds at which the P99 envelope reaches p99,
+// interpolated linearly: what the swept autoscaler spends for the same
+// tail. ok is false when no point of the sweep is that good, or when even
+// its cheapest point is better.
+func (f *Frontier) CostAt(p99 float64) (cost float64, ok bool) {
+	env := f.envelope(P99)
+	if len(env) == 0 || p99 > env[0].P99Ms || p99 < env[len(env)-1].P99Ms {
+		return math.NaN(), false
+	}
+	for i := 1; i < len(env); i++ {
+		a, b := env[i-1], env[i]
+		if p99 >= b.P99Ms {
+			t := (a.P99Ms - p99) / (a.P99Ms - b.P99Ms)
+			return a.Cost + t*(b.Cost-a.Cost), true
+		}
+	}
+	return env[0].Cost, true
+}
+
+// FloorP99 is the P99 of the scenario's floor run (NaN without one).
+func FloorP99(results []*emulator.Result) float64 {
+	for _, r := range results {
+		if r.Floor {
+			return r.P99Ms
+		}
+	}
+	return math.NaN()
+}
+
+// ExcessRatio is a run's P99 excess over the floor against the frontier's
+// at equal cost: (P99 − floor) ÷ (frontier P99 − floor). NaN without a
+// floor or outside the sweep's costs.
+func (f *Frontier) ExcessRatio(r *emulator.Result, floor float64) float64 {
+	fp, ok := f.At(r.ReplicaSeconds, P99)
+	if !ok || math.IsNaN(floor) || fp <= floor {
+		return math.NaN()
+	}
+	return (r.P99Ms - floor) / (fp - floor)
+}
+
+// judged reports whether a run is compared with the frontiers: autoscaled,
+// and neither a sweep's own run nor the floor.
 func judged(r *emulator.Result) bool {
-	return !r.Frontier && r.Autoscaling != "none" && r.Autoscaling != ""
+	return !r.Frontier && !r.Floor && r.Autoscaling != "none" && r.Autoscaling != ""
 }
 
 // P99 and Failures select a measure for At.

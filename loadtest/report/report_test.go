@@ -110,11 +110,29 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 			t.Errorf("%s: At(%v) = %v, %v; want %v, %v", c.why, c.cost, got, ok, c.want, c.ok)
 		}
 	}
+	for _, c := range []struct {
+		p99, want float64
+		ok        bool
+		why       string
+	}{
+		{400, 1000, true, "the cheapest point"},
+		{300, 1200, true, "halfway between hpa-90 and hpa-70 (hpa-80 dominated)"},
+		{100, 2000, true, "the dearest point"},
+		{450, math.NaN(), false, "worse than the cheapest point"},
+		{90, math.NaN(), false, "better than the whole sweep"},
+	} {
+		got, ok := f.CostAt(c.p99)
+		if ok != c.ok || (ok && math.Abs(got-c.want) > 1e-9) {
+			t.Errorf("%s: CostAt(%v) = %v, %v; want %v, %v", c.why, c.p99, got, ok, c.want, c.ok)
+		}
+	}
 	var md bytes.Buffer
 	if err := Markdown(&md, "s", sweepResults()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| artt-hpa | 1700 | 120 | 150 | 0.80 | 0 | 5 |", "| cheap | 900 | 120 | – | outside the sweep's costs | 0 | – |"} {
+	// At equal tail: P99 120 lies 0.8 of the way from hpa-70 (200 ms at
+	// 1400) to hpa-50 (100 ms at 2000), so the HPA pays 1880 for it.
+	for _, want := range []string{"| artt-hpa | 1700 | 120 | 150 | 0.80 | – | 1880 | 0.90 | 0 | 5 |", "| cheap | 900 | 120 | – | outside the sweep's costs | – | 1880 | 0.48 | 0 | – |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("equal-cost table lacks %q:\n%s", want, md.String())
 		}

@@ -19,14 +19,15 @@ const (
 // Summary writes one compact table over several scenarios' results: per
 // run its P99, success, failures, cross-node calls, the requests lost in
 // the minutes after injected events, and, for autoscaled runs beside an HPA
-// sweep, P99 against the frontier at equal cost. The sweep's own runs are
-// left out (the scenario reports list them).
+// sweep, P99 and its excess over the floor against the frontier's at equal
+// cost. The sweeps' own runs are left out (the scenario reports list them).
 func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) error {
 	var b strings.Builder
-	b.WriteString("| scenario | run | P99 ms | success | failed | cross-node calls | lost after events | P99 ÷ HPA frontier |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| scenario | run | P99 ms | success | failed | cross-node calls | lost after events | P99 ÷ HPA frontier | excess ÷ HPA frontier's |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, rs := range results {
 		f := NewFrontier(rs)
+		floor := FloorP99(rs)
 		for _, r := range rs {
 			if r.Frontier {
 				continue
@@ -39,14 +40,15 @@ func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) erro
 				}
 				lost = strconv.FormatInt(n, 10)
 			}
-			ratio := "–"
+			ratio, excess := "–", "–"
 			if f != nil && judged(r) {
 				if fp, ok := f.At(r.ReplicaSeconds, P99); ok {
 					ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
 				}
+				excess = ratioOrDash(f.ExcessRatio(r, floor))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), pct(r.SuccessRate),
-				r.Timeouts+r.Errors, pct(r.CrossNodeFraction), lost, ratio)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), pct(r.SuccessRate),
+				r.Timeouts+r.Errors, pct(r.CrossNodeFraction), lost, ratio, excess)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -81,45 +81,129 @@ func Markdown(w io.Writer, title string, results []*emulator.Result) error {
 			pct(r.CrossNode), ms(r.NetworkMs))
 	}
 	equalCost(&b, results)
+	timeToCapacity(&b, results)
 	afterEvents(&b, results)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// equalCost writes each autoscaled run against the HPA frontier at its
-// cost.
+// equalCost writes each autoscaled run against every sweep's frontier at
+// its cost, and at its tail.
 func equalCost(b *strings.Builder, results []*emulator.Result) {
-	f := NewFrontier(results)
-	if f == nil {
-		return
+	floor := FloorP99(results)
+	if !math.IsNaN(floor) {
+		fmt.Fprintf(b, "\nFloor: P99 %s ms with every autoscaled component at maxReplicas throughout, the tail no autoscaler removes. \"Excess ÷ frontier's\" is (P99 − floor) ÷ (frontier P99 − floor).\n", ms(floor))
 	}
-	b.WriteString("\nEqual cost: each autoscaled run against the HPA sweep (")
+	for _, sw := range Sweeps {
+		if f := NewSweep(results, sw.Autoscaling); f != nil {
+			equalCostTable(b, sw.Name, f, floor, results)
+		}
+	}
+}
+
+// equalCostTable is one sweep's equal-cost and equal-tail comparison.
+func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64, results []*emulator.Result) {
+	fmt.Fprintf(b, "\nEqual cost against the %s sweep (", name)
 	for i, p := range f.Points {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(p.Run)
 	}
-	b.WriteString("), interpolated at the run's replica-seconds on the sweep's lower envelope.\n\n")
-	b.WriteString("| run | replica-seconds | P99 ms | frontier P99 ms | P99 ÷ frontier | failed | frontier failed |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("), interpolated at the run's replica-seconds on the sweep's lower envelope; \"sweep's cost at this P99\" reads the envelope the other way.\n\n")
+	b.WriteString("| run | replica-seconds | P99 ms | frontier P99 ms | P99 ÷ frontier | excess ÷ frontier's | sweep's cost at this P99 | cost ÷ sweep's | failed | frontier failed |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		if !judged(r) {
 			continue
 		}
 		fp, ok := f.At(r.ReplicaSeconds, P99)
 		ff, _ := f.At(r.ReplicaSeconds, Failures)
-		ratio := "outside the sweep's costs"
+		ratio, failed := "outside the sweep's costs", "–"
 		if ok {
 			ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
-		}
-		failed := "–"
-		if ok {
 			failed = strconv.FormatFloat(ff, 'f', 0, 64)
 		}
-		fmt.Fprintf(b, "| %s | %.0f | %s | %s | %s | %d | %s |\n", r.Run, r.ReplicaSeconds, ms(r.P99Ms), ms(fp), ratio,
-			r.Timeouts+r.Errors, failed)
+		cost, costRatio := "–", "–"
+		if c, ok := f.CostAt(r.P99Ms); ok {
+			cost, costRatio = strconv.FormatFloat(c, 'f', 0, 64), strconv.FormatFloat(r.ReplicaSeconds/c, 'f', 2, 64)
+		}
+		fmt.Fprintf(b, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %d | %s |\n", r.Run, r.ReplicaSeconds, ms(r.P99Ms), ms(fp), ratio,
+			ratioOrDash(f.ExcessRatio(r, floor)), cost, costRatio, r.Timeouts+r.Errors, failed)
 	}
+}
+
+func ratioOrDash(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// timeToCapacity writes, per autoscaled run, how soon after each step up
+// the ready pods covered the new demand: each step, or over many steps
+// (a ramp) their mean and worst.
+func timeToCapacity(b *strings.Builder, results []*emulator.Result) {
+	var steps []emulator.StepCapacity
+	for _, r := range results {
+		if len(r.Capacity) > 0 {
+			steps = r.Capacity
+			break
+		}
+	}
+	if len(steps) == 0 {
+		return
+	}
+	b.WriteString("\nTime to capacity: seconds from each step up until the ready pods' CPU requests covered its demand (pods needed in brackets; – never).\n\n| run |")
+	perStep := len(steps) <= maxStepColumns
+	if perStep {
+		for _, s := range steps {
+			fmt.Fprintf(b, " %.0fs %s (%d) |", s.At, s.Component, s.Needed)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(steps)) + "\n")
+	} else {
+		fmt.Fprintf(b, " mean over %d steps | worst | never |\n|---|---:|---:|---:|\n", len(steps))
+	}
+	for _, r := range results {
+		if len(r.Capacity) != len(steps) {
+			continue
+		}
+		fmt.Fprintf(b, "| %s |", r.Run)
+		if perStep {
+			for _, s := range r.Capacity {
+				fmt.Fprintf(b, " %s |", seconds(s.Seconds))
+			}
+			b.WriteString("\n")
+			continue
+		}
+		var sum, worst float64
+		var reached, never int
+		for _, s := range r.Capacity {
+			if math.IsNaN(s.Seconds) {
+				never++
+				continue
+			}
+			sum += s.Seconds
+			worst = math.Max(worst, s.Seconds)
+			reached++
+		}
+		mean := math.NaN()
+		if reached > 0 {
+			mean = sum / float64(reached)
+		}
+		fmt.Fprintf(b, " %s | %s | %d |\n", seconds(mean), seconds(worst), never)
+	}
+}
+
+// maxStepColumns is how many steps the time-to-capacity table lists one
+// by one.
+const maxStepColumns = 4
+
+func seconds(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 // afterEvents writes what each injected event cost each run.
@@ -183,8 +267,15 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 			"p99Ms": finite(row.P99Ms), "p999Ms": finite(row.P999Ms), "cpuUtilizationMean": finite(row.UtilMean),
 			"cpuUtilizationMaxMinGap": finite(row.UtilGap), "replicaSeconds": finite(row.ReplicaSeconds),
 			"scalingEvents": row.ScalingEvents, "allocations": row.Allocations, "protections": r.Protections, "series": series, "pods": pods,
-			"routing": r.Routing, "autoscaling": r.Autoscaling, "frontier": r.Frontier,
+			"routing": r.Routing, "autoscaling": r.Autoscaling, "frontier": r.Frontier, "floor": r.Floor,
 			"crossNodeFraction": finite(row.CrossNode), "networkMs": finite(row.NetworkMs),
+		}
+		if len(r.Capacity) > 0 {
+			steps := make([]map[string]any, len(r.Capacity))
+			for j, c := range r.Capacity {
+				steps[j] = map[string]any{"at": c.At, "rate": c.Rate, "component": c.Component, "needed": c.Needed, "seconds": finite(c.Seconds)}
+			}
+			run["timeToCapacity"] = steps
 		}
 		if len(r.AfterEvents) > 0 {
 			impacts := make([]map[string]any, len(r.AfterEvents))

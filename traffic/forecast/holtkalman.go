@@ -49,15 +49,20 @@ func (f *Filter) Observations() int { return f.n }
 func (f *Filter) Factors() (alpha, beta float64) { return f.alpha, f.beta }
 
 // Forecast is the one-step-ahead forecast ℓ + b (NaN before any observation).
-func (f *Filter) Forecast() float64 { return f.Ahead(1) }
-
-// Ahead is the forecast h intervals on, ℓ + h·b (NaN before any
-// observation); Forecast is Ahead(1).
-func (f *Filter) Ahead(h float64) float64 {
+func (f *Filter) Forecast() float64 {
 	if f.n == 0 {
 		return math.NaN()
 	}
-	return f.level + h*f.trend
+	return f.level + f.trend
+}
+
+// Trend is the filtered trend b, the change per interval (NaN before any
+// observation).
+func (f *Filter) Trend() float64 {
+	if f.n == 0 {
+		return math.NaN()
+	}
+	return f.trend
 }
 
 // Update folds observation y into the filter. A sample too large to
