@@ -86,11 +86,11 @@ func (e *MetadataError) Error() string {
 // Default queries. They are Go templates over .Namespace, .Workload,
 // .PodRegex, .RateFunction and .RateWindow; the README documents them.
 const (
-	DefaultCPUUsageQuery    = `sum({{.RateFunction}}(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]))`
+	DefaultCPUUsageQuery = `sum({{.RateFunction}}(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]))`
 	// The ready pods' requests only: pods still starting use no CPU yet,
 	// and counting their requests would lower the utilisation, and the
 	// HPA's ceil(ready pods × metric ÷ target), just when it must rise.
-	DefaultCPURequestQuery = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"} * on(namespace, pod) group_left() (kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",condition="true"} == 1))`
+	DefaultCPURequestQuery  = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"} * on(namespace, pod) group_left() (kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",condition="true"} == 1))`
 	DefaultRequestRateQuery = `sum({{.RateFunction}}(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]))`
 	// The sidecars' inbound listeners count a request when its headers
 	// arrive (Envoy's downstream_rq_total), before any queue.
