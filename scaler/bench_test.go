@@ -118,11 +118,13 @@ func BenchmarkPollRound(b *testing.B) {
 }
 
 // defaultKnobsHistory is a poll's measurements at the default knobs: 279
-// samples (window 40 + history 240 − 1) of a demand with two periods.
+// samples (window 40 + history 240 − 1) of a demand with two periods, its
+// arrivals 5% above what is served.
 func defaultKnobsHistory() Measurements {
-	m := Measurements{Demand: make([]float64, 279), CPU: make([]float64, 279), CPURequest: 2}
+	m := Measurements{Demand: make([]float64, 279), Arrivals: make([]float64, 279), CPU: make([]float64, 279), CPURequest: 2}
 	for i := range m.Demand {
 		m.Demand[i] = 100 + 20*math.Sin(float64(i)/7) + 5*math.Sin(float64(i)*1.7)
+		m.Arrivals[i] = 1.05 * m.Demand[i]
 		m.CPU[i] = m.Demand[i] * 0.01
 	}
 	return m

@@ -4,8 +4,12 @@
 // package threshold, and serves KEDA's external scaler gRPC contract.
 //
 // How the threshold reaches the HPA. In the default "normalized" metric form
-// the metric value is 100·u/θ (u the CPU utilisation in percent of the CPU
-// request, θ the threshold in percent) against a fixed target of 100. With the
+// the metric value is 100·u/θ against a fixed target of 100: θ the threshold
+// in percent, u the CPU the arriving requests need in percent of the ready
+// pods' CPU requests. u is the measured CPU utilisation unless more requests
+// arrive than are served (by more than 10%); then it is the arrivals priced
+// at the CPU per request measured without such a backlog (offeredLoad), so
+// it keeps growing when saturated pods' CPU cannot. With the
 // trigger's metricType: Value the HPA computes
 // desired = ceil(readyPods · value/100) = ceil(readyPods · u/θ), and leaves
 // the replica count alone while |value/100 − 1| ≤ 0.1 (its tolerance). The

@@ -27,14 +27,14 @@ const (
 type Normalization string
 
 const (
-	// NormalizationRelative (the default) measures both against the
-	// window's mean demand: θ = Max ÷ (1 + z·σ_rel·c_rel + drift_rel).
+	// NormalizationRelative measures both against the window's mean
+	// demand: θ = Max ÷ (1 + z·σ_rel·c_rel + drift_rel).
 	NormalizationRelative Normalization = "relative"
 	// NormalizationWelford is the paper's: each signal against its own
 	// history's Welford bounds, weighted by R².
 	NormalizationWelford Normalization = "welford"
-	// NormalizationLead keeps the peaks expected within the lead time, the
-	// noise's and the climb's, under Ceiling:
+	// NormalizationLead (the default) keeps the peaks expected within the
+	// lead time, the noise's and the climb's, under Ceiling:
 	// θ = min(Max, Ceiling ÷ (1 + z·σ_rel·c_rel + climb_rel)).
 	NormalizationLead Normalization = "lead"
 )

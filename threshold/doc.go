@@ -51,7 +51,30 @@
 // replicas moving to slower nodes, or a node slowing down. ModeLARE, the
 // LARE-HPA baseline, uses V unscaled.
 //
-// # Normalisation: relative headroom (default), a deviation from the paper
+// # Normalisation: headroom for the lead time (default), a deviation from the paper
+//
+// A threshold is headroom: room for demand to rise before new replicas
+// serve it, one HPA sync plus pod startup later (Lead samples, from the
+// trigger's leadTime). NormalizationLead asks for exactly that room and no
+// more: the noise's peaks and the climb expected within the lead time stay
+// under Ceiling (100, the CPU request the scheduler guarantees):
+//
+//	σ_rel     = 1.2533 · V ÷ mean(window)   (the noise, from the mean |residual|)
+//	climb_rel = the rise expected within Lead samples ÷ the newest sample
+//	θ = min(MaxThreshold, Ceiling ÷ (1 + z·σ_rel·c_rel + climb_rel)), at least MinThreshold
+//
+// The climb is the larger of the newest ⌈Lead⌉ samples' climb carried on for
+// Lead samples, which sees a step at the first sample that shows it, and the
+// trend of a Holt filter whose factors a Kalman filter tunes (package
+// traffic/forecast's, the one artt-traffic runs per replica) over the window,
+// which follows a ramp through noise. A fall counts as no climb. The window's
+// robust trend is not used for it: it treats a step's first samples as
+// outliers, which is exactly wrong at an onset. Steady demand runs at
+// MaxThreshold: ordinary noise (z·σ_rel under 1/0.8 − 1 = 25% at the
+// defaults) fits in the room MaxThreshold already leaves below the request,
+// and the cost saved in calm pays for the headroom a burst gets.
+//
+// # Normalisation: relative headroom over the window
 //
 // The paper normalises each signal against its own history (below). That
 // makes the signals scale-free: a workload's ordinary stationary noise maps
@@ -72,8 +95,9 @@
 // noise is 20% of its level, or that doubles across the window, gets
 // MinThreshold. The two excursions add (no R² weights): a clean climb has no
 // residual noise and flat noise has no climb, so neither is counted twice.
-// Select the paper's normalisation with Normalization "welford" (trigger
-// metadata normalization: welford); ModeLARE, the baseline, always uses it.
+// Select it with Normalization "relative", the paper's with "welford"
+// (trigger metadata normalization); ModeLARE, the baseline, always uses the
+// paper's.
 //
 // # Normalisation (the paper's): Welford bounds with an outlier interval
 //
@@ -115,8 +139,9 @@
 //
 // A Tracker carries the bounds from window to window. Replay runs a fresh
 // Tracker over a whole history, which is how artt-scaler stays stateless:
-// replicas that read the same history agree. In the relative normalisation
-// the only state is the running mean of the per-request cost, so Replay fits
-// just the newest window that fits and counts the others' costs: the same
-// answer, at the cost of one fit instead of one per window.
+// replicas that read the same history agree. In the lead and relative
+// normalisations the only state is the running mean of the per-request
+// cost, so Replay fits just the newest window that fits and counts the
+// others' costs: the same answer, at the cost of one fit instead of one per
+// window.
 package threshold

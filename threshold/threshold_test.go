@@ -408,14 +408,22 @@ func TestMedianBySelectionMatchesSort(t *testing.T) {
 	}
 }
 
-// In the relative normalisation Replay fits only the newest window that
+// In the relative and lead normalisations Replay fits only the newest window that
 // fits and counts the earlier windows' costs; the result must be the full
 // replay's exactly, on histories with gaps, missing costs, and a newest
 // window too sparse to fit.
 func TestRelativeReplayEqualsFullReplay(t *testing.T) {
+	for _, n := range []Normalization{NormalizationRelative, NormalizationLead} {
+		t.Run(string(n), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Normalization = n
+			fastReplayEqualsFullReplay(t, cfg)
+		})
+	}
+}
+
+func fastReplayEqualsFullReplay(t *testing.T, cfg Config) {
 	rng := rand.New(rand.NewPCG(12, 5))
-	cfg := DefaultConfig()
-	cfg.Normalization = NormalizationRelative
 	for trial := range 300 {
 		n := 1 + rng.IntN(120)
 		window := 5 + rng.IntN(30)

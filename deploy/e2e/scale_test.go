@@ -22,9 +22,8 @@ import (
 )
 
 // scaledObject is deploy/examples/scaledobject.yaml adapted only in its
-// addresses (artt-scaler and Prometheus run on loopback here), plus the
-// HPA behaviour that shortens the scale-down stabilisation window for the
-// test.
+// addresses (artt-scaler and Prometheus run on loopback here), plus a
+// scale-down stabilisation window shortened for the test.
 func scaledObject(t *testing.T) string {
 	t.Helper()
 	data, err := os.ReadFile("../examples/scaledobject.yaml")
@@ -41,12 +40,13 @@ func scaledObject(t *testing.T) string {
 		}
 		doc = strings.ReplaceAll(doc, from, to)
 	}
-	doc = strings.Replace(doc, "  triggers:", `  advanced:
-    horizontalPodAutoscalerConfig:
-      behavior:
-        scaleDown:
+	const behavior = "      behavior:\n"
+	if !strings.Contains(doc, behavior) {
+		t.Fatal("the example no longer sets the HPA's behavior")
+	}
+	doc = strings.Replace(doc, behavior, behavior+`        scaleDown:
           stabilizationWindowSeconds: 5
-  triggers:`, 1)
+`, 1)
 	path := filepath.Join(work, "scaledobject.yaml")
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
