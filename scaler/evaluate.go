@@ -135,31 +135,28 @@ func arrivalsOrServed(m Measurements) []float64 {
 }
 
 // offeredUtilization is the CPU the arriving requests need, in percent of
-// the CPU requested: arrivals now × the CPU per request measured while
-// arrivals were being served (the window's samples where at most
-// backlogTolerance more arrived than were served). The CPU per request of
-// a backlog's samples is not used: a pod waiting on a saturated callee
-// completes fewer requests than it starts, so its CPU over its completions
-// overstates its cost. While arrivals stay within the tolerance of what is
-// served there is no backlog, and the measured utilisation stands; it is
-// never reported lower (pods draining a backlog need their CPU meanwhile).
+// the CPU requested: arrivals now × the CPU per request of the newest sample
+// (within the window) where at most backlogTolerance more arrived than were
+// served. The CPU per request of a backlog's samples is not used: a pod
+// waiting on a saturated callee completes fewer requests than it starts, so
+// its CPU over its completions overstates its cost. The newest such sample
+// is the cost closest to now (CPU and requests are rates over the same
+// interval, so one sample prices a request); a mean over the window would
+// hold a cost the workload has left for as long as the window. While
+// arrivals stay within the tolerance of what is served there is no backlog,
+// and the measured utilisation stands; it is never reported lower (pods
+// draining a backlog need their CPU meanwhile).
 func offeredUtilization(e Evaluation, m Measurements, window int) float64 {
 	if e.ArrivalRate <= (1+backlogTolerance)*e.RequestRate || !(m.CPURequest > 0) || math.IsInf(m.CPURequest, 0) {
 		return e.Utilization
 	}
-	var sum float64
-	var n int
-	for i := max(0, len(m.Demand)-window); i < len(m.Demand); i++ {
+	for i := len(m.Demand) - 1; i >= max(0, len(m.Demand)-window); i-- {
 		served, arrived, cpu := m.Demand[i], m.Arrivals[i], m.CPU[i]
-		if served > 0 && isFiniteNonNegative(arrived) && arrived <= (1+backlogTolerance)*served && isFiniteNonNegative(cpu) && !math.IsInf(served, 0) {
-			sum += cpu / served
-			n++
+		if served > 0 && !math.IsInf(served, 0) && isFiniteNonNegative(arrived) && arrived <= (1+backlogTolerance)*served && isFiniteNonNegative(cpu) {
+			return math.Max(e.Utilization, 100*e.ArrivalRate*(cpu/served)/m.CPURequest)
 		}
 	}
-	if n == 0 {
-		return e.Utilization
-	}
-	return math.Max(e.Utilization, 100*e.ArrivalRate*(sum/float64(n))/m.CPURequest)
+	return e.Utilization
 }
 
 // backlogTolerance is how many more requests may arrive than are served,

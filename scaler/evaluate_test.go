@@ -116,4 +116,17 @@ func TestOfferedUtilizationPricesArrivalsAtTheUnbackloggedCost(t *testing.T) {
 			t.Errorf("%s: metric %v, want 100 × offered ÷ θ = %v", c.name, ev.MetricValue(FormNormalized), want)
 		}
 	}
+	// The cost closest to now prices the arrivals: requests cost 30 ms for
+	// most of the window, then 10 ms for the two samples before the
+	// backlog. 140 arriving × 10 ms is 1.4 cores, 280%, not the 30 ms of the
+	// window's older samples.
+	m := Measurements{Demand: series(20, 50), Arrivals: series(20, 140), CPU: series(0.6, 0.5), CPURequest: 0.5}
+	m.CPU[7], m.CPU[8] = 0.2, 0.2
+	ev, err := Evaluate(spec, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ev.OfferedUtilization-280) > 1e-9 {
+		t.Errorf("after a change of cost: offered %v, want 280 (the newest unbacklogged cost)", ev.OfferedUtilization)
+	}
 }

@@ -213,6 +213,23 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		ruleFollowsPods(t, 30*time.Second)
 	})
 
+	t.Run("offered load: arrivals the pods do not serve", func(t *testing.T) {
+		// 0.3 cores serve 100 requests per second (3 ms each). Now three
+		// times as many arrive while the pods serve no more and their CPU
+		// stays flat: the CPU they use says nothing, the arrivals need
+		// 3 × 0.3 = 0.9 cores, and the HPA settles at
+		// ceil(0.9 / (0.5 × θ / 100)) once θ is back at its steady value.
+		app.SetArrivals(3)
+		defer app.SetArrivals(1)
+		steadyTheta := threshold(t)
+		want := int32(math.Ceil(0.9 / (e2e.CPURequest * steadyTheta / 100)))
+		took := steady(t, want, 15*time.Second, 4*time.Minute)
+		t.Logf("θ = %.1f%%: %d replicas %s after three times the served requests began to arrive, CPU flat (including 15 s held)", steadyTheta, want, took)
+		if got := threshold(t); got != steadyTheta {
+			t.Logf("θ moved to %.1f", got)
+		}
+	})
+
 	t.Run("fallback while Prometheus is down, then normal scaling", func(t *testing.T) {
 		if err := prom.Stop(); err != nil {
 			t.Fatal(err)

@@ -38,6 +38,10 @@ type Workload struct {
 	totalCPU float64              // cores used by the whole workload
 	counters map[string]*cpuCount // per pod, kept continuous across changes
 	served   map[string]*cpuCount // requests per pod, likewise
+	arrived  map[string]*cpuCount // requests reaching each pod's sidecar, likewise
+	// arrivals is the arriving requests over the served ones (1 unless a
+	// test sends more than the pods serve).
+	arrivals float64
 	requests float64
 	// demand is the request rate the workload serves, as a function of
 	// time (constant unless a test ramps it).
@@ -71,7 +75,8 @@ func NewWorkload(ctx context.Context, k8s client.Client) (*Workload, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &Workload{k8s: k8s, totalCPU: 0.3, counters: map[string]*cpuCount{}, served: map[string]*cpuCount{}, last: time.Now(), cancel: cancel, done: make(chan struct{}),
+	w := &Workload{k8s: k8s, totalCPU: 0.3, counters: map[string]*cpuCount{}, served: map[string]*cpuCount{}, arrived: map[string]*cpuCount{}, arrivals: 1,
+		last: time.Now(), cancel: cancel, done: make(chan struct{}),
 		demand: func(time.Time) float64 { return 100 }}
 	go w.kubelet(ctx)
 	return w, nil
@@ -111,6 +116,14 @@ func (w *Workload) SetCPU(cores float64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.totalCPU = cores
+}
+
+// SetArrivals sets the arriving requests as a multiple of those served:
+// above 1, requests arrive that the pods do not serve (a backlog).
+func (w *Workload) SetArrivals(factor float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.arrivals = factor
 }
 
 // SetDemand sets the request rate as a function of time.
@@ -214,8 +227,9 @@ func (w *Workload) ReadyPodsOf(ctx context.Context, app string) ([]corev1.Pod, e
 }
 
 // ServeHTTP is the exporter Prometheus scrapes: per web pod its CPU
-// counter, CPU request and served requests (Istio's destination-side
-// counter, per pod as Prometheus' pod target labels give it), and the
+// counter, CPU request, readiness, served requests (Istio's
+// destination-side counter, per pod as Prometheus' pod target labels give
+// it) and arriving ones (its sidecar's inbound downstream_rq_total), and the
 // gateway's calls to web (the source-side counter artt-traffic reads the
 // call graph from).
 func (w *Workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -231,7 +245,7 @@ func (w *Workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.last = now
 	rate := w.demand(now)
 	w.requests += rate * dt
-	for _, cs := range []map[string]*cpuCount{w.counters, w.served} {
+	for _, cs := range []map[string]*cpuCount{w.counters, w.served, w.arrived} {
 		for _, c := range cs {
 			c.value += c.rate * dt
 			c.rate = 0
@@ -256,6 +270,13 @@ func (w *Workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		s.rate = rate / float64(len(pods))
 		fmt.Fprintf(&b, "istio_requests_total{reporter=\"destination\",namespace=\"shop\",pod=%q,destination_workload=\"web\",destination_workload_namespace=\"shop\",response_code=\"200\"} %g\n", p, s.value)
+		a := w.arrived[p]
+		if a == nil {
+			a = &cpuCount{}
+			w.arrived[p] = a
+		}
+		a.rate = w.arrivals * rate / float64(len(pods))
+		fmt.Fprintf(&b, "envoy_http_downstream_rq_total{namespace=\"shop\",pod=%q,envoy_http_conn_manager_prefix=\"inbound_0.0.0.0_8080\"} %g\n", p, a.value)
 	}
 	fmt.Fprintf(&b, "istio_requests_total{reporter=\"source\",source_workload=\"gateway\",source_workload_namespace=\"shop\",destination_workload=\"web\",destination_workload_namespace=\"shop\",response_code=\"200\"} %g\n", w.requests)
 	rw.Header().Set("Content-Type", "text/plain; version=0.0.4")
