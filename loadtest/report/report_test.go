@@ -137,6 +137,19 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 			t.Errorf("equal-cost table lacks %q:\n%s", want, md.String())
 		}
 	}
+	// With a floor of 80 ms the excess is (120 − 80) ÷ (150 − 80) = 0.57 of
+	// the frontier's at 1700 replica-seconds.
+	withFloor := append(sweepResults(), &emulator.Result{Run: "floor", Autoscaling: "none", Floor: true, ReplicaSeconds: 5000, P99Ms: 80, SuccessRate: 1})
+	if got := f.ExcessRatio(withFloor[4], FloorP99(withFloor)); math.Abs(got-40.0/70) > 1e-9 {
+		t.Errorf("excess ratio %v, want 40/70", got)
+	}
+	md.Reset()
+	if err := Markdown(&md, "s", withFloor); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| artt-hpa | 1700 | 120 | 150 | 0.80 | 0.57 | 1880 | 0.90 | 0 | 5 |"; !strings.Contains(md.String(), want) || !strings.Contains(md.String(), "Floor: P99 80.0 ms") {
+		t.Errorf("with a floor, the table lacks %q or the floor line:\n%s", want, md.String())
+	}
 	paths, err := Plots(t.TempDir(), "s", sweepResults())
 	if err != nil || len(paths) != 6 {
 		t.Errorf("plots %v, %v; want six with the two cost plots", paths, err)

@@ -69,6 +69,13 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 		{"cpu target without hpa", "{routing: heart}", "{routing: heart, cpuTarget: 60}", []string{"runs[0].cpuTarget", "60"}},
 		{"one-point frontier", "runs:", "frontier: {cpuTargets: [60]}\nruns:", []string{"frontier.cpuTargets", "two"}},
 		{"unordered frontier", "runs:", "frontier: {cpuTargets: [60, 50]}\nruns:", []string{"frontier.cpuTargets[1]", "50"}},
+		{"kpa without a target", "{routing: heart}", "{routing: heart, autoscaling: kpa}", []string{"runs[0].target", "0"}},
+		{"target on an hpa-cpu run", "{routing: random, autoscaling: hpa-cpu}", "{routing: random, autoscaling: hpa-cpu, target: 5}", []string{"runs[1].target", "5"}},
+		{"negative keda-rps target", "{routing: heart}", "{routing: heart, autoscaling: keda-rps, target: -3}", []string{"runs[0].target", "-3"}},
+		{"floor that autoscales", "{routing: random, autoscaling: hpa-cpu}", "{routing: random, autoscaling: hpa-cpu, floor: true}", []string{"runs[1].floor"}},
+		{"one-point kpa sweep", "runs:", "frontier: {cpuTargets: [50, 60], kpaTargets: [1]}\nruns:", []string{"frontier.kpaTargets", "two"}},
+		{"unordered rps sweep", "runs:", "frontier: {cpuTargets: [50, 60], rpsTargets: [20, 10]}\nruns:", []string{"frontier.rpsTargets[1]", "10"}},
+		{"no scale-up pods", "runs:", "control: {hpaScaleUpPods: -1}\nruns:", []string{"control.hpaScaleUpPods", "-1"}},
 		{"bad ejection percent", "{routing: heart}", "{routing: heart, outlierDetection: {maxEjectionPercent: 150}}", []string{"runs[0].outlierDetection.maxEjectionPercent", "150"}},
 	}
 	for _, tc := range cases {
@@ -107,6 +114,32 @@ func TestFrontierExpandsIntoRunsOnce(t *testing.T) {
 	}
 	if got := strings.Join(labels, ","); got != "hpa-50@least-request,hpa-70@least-request,hpa-90@least-request" {
 		t.Errorf("frontier runs %s", got)
+	}
+}
+
+// The other autoscalers' sweeps and the floor expand into runs of their
+// own, once, labelled by their knob.
+func TestSweepsAndFloorExpandIntoRuns(t *testing.T) {
+	doc := strings.Replace(valid, "runs:", "frontier: {cpuTargets: [50, 70], kpaTargets: [0.5, 1], rpsTargets: [20, 30], floor: true}\nruns:", 1)
+	s, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FillAndValidate(); err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range s.Runs {
+		if r.Frontier || r.Floor {
+			labels = append(labels, r.Label()+"@"+r.Autoscaling)
+		}
+	}
+	want := "hpa-50@hpa-cpu,hpa-70@hpa-cpu,kpa-0.5@kpa,kpa-1@kpa,keda-rps-20@keda-rps,keda-rps-30@keda-rps,floor@none"
+	if got := strings.Join(labels, ","); got != want {
+		t.Errorf("sweep runs %s, want %s", got, want)
+	}
+	if s.Control.HPAScaleUpPercent != 100 || s.Control.HPAScaleUpPods != 4 {
+		t.Errorf("HPA scale-up policy %v%% / %d pods, want Kubernetes' 100%% / 4", s.Control.HPAScaleUpPercent, s.Control.HPAScaleUpPods)
 	}
 }
 
