@@ -3,6 +3,7 @@ package loadtest
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/artt-dev/artt/scaler"
@@ -35,11 +36,7 @@ func ProfileThreshold(demand []float64, metadata map[string]string, every int) (
 	if every < 1 {
 		return ThresholdProfile{}, fmt.Errorf("every = %d: must be at least 1", every)
 	}
-	md := map[string]string{"prometheusAddress": "http://profile.invalid:9090", "workload": "profile"}
-	for k, v := range metadata {
-		md[k] = v
-	}
-	spec, err := scaler.ParseMetadata("profile", "profile", md, "")
+	spec, err := profileSpec(metadata)
 	if err != nil {
 		return ThresholdProfile{}, err
 	}
@@ -49,11 +46,7 @@ func ProfileThreshold(demand []float64, metadata map[string]string, every int) (
 	}
 	var p ThresholdProfile
 	for end := points; end <= len(demand); end += every {
-		m := scaler.Measurements{Demand: demand[end-points : end], CPU: make([]float64, points), CPURequest: 1}
-		for i, d := range m.Demand {
-			m.CPU[i] = constantCost * d
-		}
-		ev, err := scaler.Evaluate(spec, m)
+		ev, err := evaluateAt(spec, demand, end)
 		if err != nil {
 			return ThresholdProfile{}, err
 		}
@@ -76,5 +69,137 @@ func ProfileThreshold(demand []float64, metadata map[string]string, every int) (
 	}
 	p.AtMin /= float64(p.Polls)
 	p.AtMax /= float64(p.Polls)
+	return p, nil
+}
+
+// profileSpec parses the trigger metadata over the profile's defaults.
+func profileSpec(metadata map[string]string) (scaler.Spec, error) {
+	md := map[string]string{"prometheusAddress": "http://profile.invalid:9090", "workload": "profile"}
+	for k, v := range metadata {
+		md[k] = v
+	}
+	return scaler.ParseMetadata("profile", "profile", md, "")
+}
+
+// evaluateAt is one poll whose newest sample is demand[end−1]: the points
+// before it, served as they arrive, at a constant CPU per request.
+func evaluateAt(spec scaler.Spec, demand []float64, end int) (scaler.Evaluation, error) {
+	points := spec.Points()
+	m := scaler.Measurements{Demand: demand[end-points : end], CPU: make([]float64, points), CPURequest: 1}
+	for i, d := range m.Demand {
+		m.CPU[i] = constantCost * d
+	}
+	return scaler.Evaluate(spec, m)
+}
+
+// ThresholdAlong is the threshold artt-scaler would serve at each poll whose
+// newest sample is from … to (indices into demand), as ProfileThreshold
+// computes it.
+func ThresholdAlong(demand []float64, metadata map[string]string, from, to int) ([]float64, error) {
+	spec, err := profileSpec(metadata)
+	if err != nil {
+		return nil, err
+	}
+	points := spec.Points()
+	if from < points-1 || to >= len(demand) || from > to {
+		return nil, fmt.Errorf("polls from sample %d to %d: a poll needs window + history − 1 = %d samples, the series has %d", from, to, points, len(demand))
+	}
+	var out []float64
+	for end := from + 1; end <= to+1; end++ {
+		ev, err := evaluateAt(spec, demand, end)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev.Threshold.Threshold)
+	}
+	return out, nil
+}
+
+// Shape is a synthetic demand series for ThresholdAlong: Change is the index
+// of the first sample that differs from the level before it.
+type Shape struct {
+	Demand []float64
+	Change int
+}
+
+// SyntheticDemand is 100 requests per second with 3% Gaussian noise (a
+// seeded PCG, so the series repeats) for history samples, then a step to
+// factor × 100 held to the end ("step"), or a climb of factor × 100 spread
+// evenly over rampSamples and held ("ramp"); after samples more in all.
+func SyntheticDemand(kind string, factor float64, history, rampSamples, after int) (Shape, error) {
+	if kind != "step" && kind != "ramp" {
+		return Shape{}, fmt.Errorf("shape %q: must be step or ramp", kind)
+	}
+	if !(factor > 0) || math.IsInf(factor, 0) {
+		return Shape{}, fmt.Errorf("factor = %v: must be a number above 0", factor)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := history + after
+	s := Shape{Demand: make([]float64, n), Change: history}
+	for i := range s.Demand {
+		level := 100.0
+		switch {
+		case i < history:
+		case kind == "step":
+			level = 100 * factor
+		default:
+			level = 100 + 100*(factor-1)*math.Min(1, float64(i-history+1)/float64(max(rampSamples, 1)))
+		}
+		s.Demand[i] = level * (1 + 0.03*rng.NormFloat64())
+	}
+	return s, nil
+}
+
+// Polls shown around a synthetic shape: from before its first changed
+// sample to well after, a ramp spread over twelve minutes of 15 s samples.
+const (
+	shapeBefore      = 2
+	shapeAfter       = 20
+	shapeRampSamples = 48
+)
+
+// ShapeProfile is θ poll by poll around a synthetic step or ramp.
+type ShapeProfile struct {
+	// Offsets are the polls' newest samples counted from the first changed
+	// one; Demand their demand.
+	Offsets []int
+	Demand  []float64
+	// Thresholds holds, per normalisation asked, θ at each poll.
+	Thresholds [][]float64
+}
+
+// ThresholdAroundShape replays θ at every poll around a SyntheticDemand step
+// or ramp to factor ×, once per normalisation (metadata's normalization is
+// overridden), with a full poll's history before the change.
+func ThresholdAroundShape(kind string, factor float64, normalizations []string, metadata map[string]string) (ShapeProfile, error) {
+	spec, err := profileSpec(metadata)
+	if err != nil {
+		return ShapeProfile{}, err
+	}
+	after := shapeAfter + 1
+	if kind == "ramp" {
+		after += shapeRampSamples
+	}
+	s, err := SyntheticDemand(kind, factor, spec.Points()+shapeBefore, shapeRampSamples, after)
+	if err != nil {
+		return ShapeProfile{}, err
+	}
+	from, to := s.Change-shapeBefore, len(s.Demand)-1
+	p := ShapeProfile{Demand: s.Demand[from : to+1]}
+	for i := from; i <= to; i++ {
+		p.Offsets = append(p.Offsets, i-s.Change)
+	}
+	md := make(map[string]string, len(metadata)+1)
+	for k, v := range metadata {
+		md[k] = v
+	}
+	for _, n := range normalizations {
+		md["normalization"] = n
+		thetas, err := ThresholdAlong(s.Demand, md, from, to)
+		if err != nil {
+			return ShapeProfile{}, fmt.Errorf("normalization %s: %w", n, err)
+		}
+		p.Thresholds = append(p.Thresholds, thetas)
+	}
 	return p, nil
 }

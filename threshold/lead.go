@@ -7,42 +7,71 @@ import (
 )
 
 // lead is NormalizationLead: the headroom the peaks expected before new
-// replicas can serve call for. Noise of relative standard deviation σ
-// reaches z·σ above the level; demand climbing now is expected
-// climb_rel higher within the lead time. Keeping both under Ceiling (the
-// CPU request, which the scheduler guarantees) needs
+// replicas can serve call for. Demand can be higher than now, within the
+// lead time, by its ordinary swing over that time (z standard deviations
+// of the window's changes over Lead samples) and by the climb it is on.
+// Keeping both under Ceiling (the CPU request, which the scheduler
+// guarantees) needs
 //
-//	θ = min(MaxThreshold, Ceiling ÷ (1 + z·σ_rel·c_rel + climb_rel)),
+//	θ = min(MaxThreshold, Ceiling ÷ (1 + z·σ_lead·c_rel + climb_rel)),
 //
-// at least MinThreshold. The headroom MaxThreshold already leaves below
-// Ceiling (25% at 80) absorbs ordinary noise, so steady demand runs at
-// MaxThreshold and pays for the headroom a burst needs. The climb is read
-// from the newest samples and never from the window's robust trend, which
-// sets a step's first samples aside as outliers: see climbAhead.
-// NormalizedVolatility and NormalizedTrend hold the two excursions.
+// at least MinThreshold, both excursions relative to the newest sample. The
+// headroom MaxThreshold already leaves below Ceiling (25% at 80) absorbs
+// ordinary noise, so steady demand runs at MaxThreshold and pays for the
+// headroom a burst needs. Both are read from the newest samples and the
+// window's changes, never from the window's robust line: it sets a step's
+// first samples aside as outliers, and once a step fills half the window a
+// line across both levels leaves residuals of a quarter of the step, which
+// is no noise at all. NormalizedVolatility and NormalizedTrend hold the two
+// excursions.
 func (t *Tracker) lead(r *Result, window []float64, fit LineFit, volatility, cost float64) {
 	t.costs.Add(cost)
 	r.ScaledVolatility = volatility * cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1
-	r.NormalizedVolatility = t.noiseExcursion(fit, volatility, cost)
+	r.NormalizedVolatility = t.cfg.z() * swingOver(window, t.cfg.Lead) * t.costRelative(cost)
 	r.NormalizedTrend = climbAhead(window, t.cfg.Lead)
 	r.Threshold = math.Min(t.cfg.MaxThreshold, t.cfg.Ceiling/(1+r.NormalizedVolatility+r.NormalizedTrend))
 	r.Threshold = math.Max(r.Threshold, t.cfg.MinThreshold)
 }
 
-// noiseExcursion is z·σ_rel·c_rel: the window's noise about its robust line
-// as a fraction of its mean demand, z standard deviations out, scaled by the
-// per-request cost against its mean over the history (1 when constant).
-func (t *Tracker) noiseExcursion(fit LineFit, volatility, cost float64) float64 {
-	mean := math.Abs(fit.Mean)
-	if mean == 0 {
+// swingOver is the standard deviation of the window's changes over lead
+// samples (at least one), estimated robustly, relative to the newest
+// sample: 1.4826 × the median absolute deviation of y[i+k] − y[i] about
+// their median, k = ⌈lead⌉. A steady slope shifts every change alike and
+// is the climb's to count; a step is one change among many and moves the
+// median of none. White noise of deviation σ swings by σ√2.
+func swingOver(window []float64, lead float64) float64 {
+	k := max(1, int(math.Ceil(lead)))
+	var changes []float64
+	for i := k; i < len(window); i++ {
+		if isFinite(window[i]) && isFinite(window[i-k]) {
+			changes = append(changes, window[i]-window[i-k])
+		}
+	}
+	newest := newestFinite(window)
+	if len(changes) < 2 || !(newest > 0) {
 		return 0
 	}
-	costRel := 1.0
+	return madToSigma * medianAbsoluteDeviation(changes, make([]float64, len(changes))) / newest
+}
+
+// costRelative is the per-request cost against its mean over the history
+// (1 when unknown or constant).
+func (t *Tracker) costRelative(cost float64) float64 {
 	if m := t.costs.Mean(); m > 0 {
-		costRel = cost / m
+		return cost / m
 	}
-	return t.cfg.z() * meanAbsToSigma * volatility / mean * costRel
+	return 1
+}
+
+// newestFinite is the newest finite sample, NaN when there is none.
+func newestFinite(window []float64) float64 {
+	for i := len(window) - 1; i >= 0; i-- {
+		if isFinite(window[i]) {
+			return window[i]
+		}
+	}
+	return math.NaN()
 }
 
 // climbAhead is the rise in demand expected within lead samples, as a

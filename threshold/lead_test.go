@@ -48,6 +48,45 @@ func TestLeadThresholdFallsWithinOnePollOfAStepAndRestsAtMaxWhenSteady(t *testin
 			t.Errorf("%s: θ %.1f the poll before, %.1f at the first sample after (climb %.2f); want %v then at most %v", c.name, before, r.Threshold, r.NormalizedTrend, cfg.MaxThreshold, c.want)
 		}
 	}
+	// Half a window after a ×7 step the step is one change among the
+	// window's: θ is back near the maximum. A line fitted across both
+	// levels would read a quarter of the step as noise and ask for Min.
+	halfway := append([]float64{}, steady...)
+	for i := history - window/2; i < history; i++ {
+		halfway[i] *= 7
+	}
+	if r := theta(halfway); r.Threshold < 75 {
+		t.Errorf("half a window after a ×7 step: θ = %.1f (swing %.2f, climb %.2f), want at least 75", r.Threshold, r.NormalizedVolatility, r.NormalizedTrend)
+	}
+}
+
+// swingOver is the robust deviation of the changes over the lead: white
+// noise of deviation σ swings by σ√2, a steady slope by nothing, and one
+// step among them does not move it.
+func TestSwingOver(t *testing.T) {
+	noise := noisy(11, 400, 100, 0, 0)
+	for _, a := range [3][]float64{noisy(12, 400, 0, 0, 1), noisy(13, 400, 0, 0, 1), noisy(14, 400, 0, 0, 1)} {
+		for j := range noise {
+			noise[j] += a[j] // three uniform draws of ±1: σ = 1
+		}
+	}
+	if got := swingOver(noise, 2); math.Abs(got-math.Sqrt2/100) > 0.15*math.Sqrt2/100 {
+		t.Errorf("white noise σ 1 at level 100: swing %v, want about √2/100", got)
+	}
+	ramp := make([]float64, 40)
+	for i := range ramp {
+		ramp[i] = 100 + 3*float64(i)
+	}
+	if got := swingOver(ramp, 2); got != 0 {
+		t.Errorf("a noiseless ramp: swing %v, want 0", got)
+	}
+	stepped := append(append([]float64{}, noise[:200]...), noise[200:]...)
+	for i := 200; i < len(stepped); i++ {
+		stepped[i] += 100 // the level doubles, the noise stays
+	}
+	if got, flat := swingOver(stepped, 2)*stepped[len(stepped)-1], swingOver(noise, 2)*noise[len(noise)-1]; math.Abs(got-flat) > 0.1*flat {
+		t.Errorf("a step among the changes moved the swing from %v to %v requests", flat, got)
+	}
 }
 
 // climbAhead carries the newest climb on for the lead time and never

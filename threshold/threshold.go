@@ -188,6 +188,17 @@ func (t *Tracker) relative(r *Result, fit LineFit, volatility, rising, cost floa
 	r.Threshold = math.Min(math.Max(r.Threshold, t.cfg.MinThreshold), t.cfg.MaxThreshold)
 }
 
+// noiseExcursion is z·σ_rel·c_rel: the window's noise about its robust line
+// as a fraction of its mean demand, z standard deviations out, scaled by the
+// per-request cost against its mean over the history (1 when constant).
+func (t *Tracker) noiseExcursion(fit LineFit, volatility, cost float64) float64 {
+	mean := math.Abs(fit.Mean)
+	if mean == 0 {
+		return 0
+	}
+	return t.cfg.z() * meanAbsToSigma * volatility / mean * t.costRelative(cost)
+}
+
 // Replay runs a fresh tracker over every window of the given length in a
 // demand history, oldest first, and returns the result for the newest window.
 // cost[i] is the per-request CPU cost at demand[i]; cost may be nil (unknown

@@ -26,8 +26,14 @@ func thresholdProfile(args []string, stdout, stderr io.Writer) error {
 	modes := fs.String("modes", "artt,lare", "comma-separated trigger modes to profile")
 	var sets metadataFlag
 	fs.Var(&sets, "set", "trigger metadata key=value (repeatable), as in a ScaledObject")
+	shape := fs.String("shape", "", `instead of a trace: "step" or "ramp" of synthetic demand, θ poll by poll around it`)
+	factor := fs.Float64("factor", 7, "with --shape: the demand after the step, or at the ramp's top, as a multiple of before")
+	normalizations := fs.String("normalizations", "lead,relative", "with --shape: the artt normalisations compared")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *shape != "" {
+		return thresholdAroundShape(stdout, *shape, *factor, strings.Split(*normalizations, ","), sets)
 	}
 	data := workload.NASA
 	if *trace != "nasa" {
@@ -93,5 +99,32 @@ func (m *metadataFlag) Set(s string) error {
 		*m = metadataFlag{}
 	}
 	(*m)[k] = v
+	return nil
+}
+
+// thresholdAroundShape prints θ poll by poll, one poll per sample, around a
+// step or along a ramp of synthetic demand, for each normalisation.
+func thresholdAroundShape(stdout io.Writer, kind string, factor float64, normalizations []string, sets metadataFlag) error {
+	md := map[string]string{"mode": "artt"}
+	for k, v := range sets {
+		md[k] = v
+	}
+	p, err := loadtest.ThresholdAroundShape(kind, factor, normalizations, md)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "θ around a %s to %g× (synthetic demand, 100 requests per second with 3%% noise; one poll per sample; %s)\n\n", kind, factor, sets.String())
+	fmt.Fprintf(stdout, "| samples after the change | demand |")
+	for _, n := range normalizations {
+		fmt.Fprintf(stdout, " θ %s |", n)
+	}
+	fmt.Fprintf(stdout, "\n|---:|---:|%s\n", strings.Repeat("---:|", len(normalizations)))
+	for k, offset := range p.Offsets {
+		fmt.Fprintf(stdout, "| %d | %.0f |", offset, p.Demand[k])
+		for i := range normalizations {
+			fmt.Fprintf(stdout, " %.1f |", p.Thresholds[i][k])
+		}
+		fmt.Fprintln(stdout)
+	}
 	return nil
 }
