@@ -7,30 +7,32 @@ import (
 )
 
 // lead is NormalizationLead: the headroom the peaks expected before new
-// replicas can serve call for. Demand can be higher than now, within the
-// lead time, by its ordinary swing over that time (z standard deviations
-// of the window's changes over Lead samples) and by the climb it is on.
-// Keeping both under Ceiling (the CPU request, which the scheduler
-// guarantees) needs
+// replicas can serve call for. Within the lead time demand can rise by its
+// ordinary swing over that time (z standard deviations of the window's
+// changes over Lead samples, scaled by c_rel) plus the trend it is on
+// (Holt's), or by as much again as it just rose, whichever is more:
 //
-//	θ = min(MaxThreshold, Ceiling ÷ (1 + z·σ_lead·c_rel + climb_rel)),
+//	excursion = max(z·σ_lead·c_rel + trend_rel, climb_rel)
+//	θ = min(MaxThreshold, Ceiling ÷ (1 + excursion)), at least MinThreshold,
 //
-// at least MinThreshold, both excursions relative to the newest sample. The
-// headroom MaxThreshold already leaves below Ceiling (25% at 80) absorbs
-// ordinary noise, so steady demand runs at MaxThreshold and pays for the
-// headroom a burst needs. Both are read from the newest samples and the
-// window's changes, never from the window's robust line: it sets a step's
-// first samples aside as outliers, and once a step fills half the window a
-// line across both levels leaves residuals of a quarter of the step, which
-// is no noise at all. NormalizedVolatility and NormalizedTrend hold the two
-// excursions.
+// everything relative to the newest sample. The newest climb is itself a
+// change over the lead time, noise included, so it replaces the noise's
+// allowance instead of adding to it. Ceiling is the CPU request, which the
+// scheduler guarantees; the room MaxThreshold already leaves below it (25%
+// at 80) absorbs ordinary noise, so steady demand runs at MaxThreshold and
+// pays for the headroom a burst needs. Nothing is read from the window's
+// robust line: it sets a step's first samples aside as outliers, and once
+// a step fills half the window a line across both levels leaves residuals
+// of a quarter of the step, which is no noise at all. NormalizedVolatility
+// holds z·σ_lead·c_rel and NormalizedTrend the rest of the excursion.
 func (t *Tracker) lead(r *Result, window []float64, fit LineFit, volatility, cost float64) {
 	t.costs.Add(cost)
 	r.ScaledVolatility = volatility * cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1
-	r.NormalizedVolatility = t.cfg.z() * swingOver(window, t.cfg.Lead) * t.costRelative(cost)
-	r.NormalizedTrend = climbAhead(window, t.cfg.Lead)
-	r.Threshold = math.Min(t.cfg.MaxThreshold, t.cfg.Ceiling/(1+r.NormalizedVolatility+r.NormalizedTrend))
+	noise := t.cfg.z() * swingOver(window, t.cfg.Lead) * t.costRelative(cost)
+	excursion := math.Max(noise+trendOver(window, t.cfg.Lead), recentClimb(window, t.cfg.Lead))
+	r.NormalizedVolatility, r.NormalizedTrend = noise, excursion-noise
+	r.Threshold = math.Min(t.cfg.MaxThreshold, t.cfg.Ceiling/(1+excursion))
 	r.Threshold = math.Max(r.Threshold, t.cfg.MinThreshold)
 }
 
@@ -48,11 +50,11 @@ func swingOver(window []float64, lead float64) float64 {
 			changes = append(changes, window[i]-window[i-k])
 		}
 	}
-	newest := newestFinite(window)
-	if len(changes) < 2 || !(newest > 0) {
+	newest := newestIndex(window)
+	if len(changes) < 2 || newest < 0 || !(window[newest] > 0) {
 		return 0
 	}
-	return madToSigma * medianAbsoluteDeviation(changes, make([]float64, len(changes))) / newest
+	return madToSigma * medianAbsoluteDeviation(changes, make([]float64, len(changes))) / window[newest]
 }
 
 // costRelative is the per-request cost against its mean over the history
@@ -64,41 +66,32 @@ func (t *Tracker) costRelative(cost float64) float64 {
 	return 1
 }
 
-// newestFinite is the newest finite sample, NaN when there is none.
-func newestFinite(window []float64) float64 {
-	for i := len(window) - 1; i >= 0; i-- {
-		if isFinite(window[i]) {
-			return window[i]
-		}
-	}
-	return math.NaN()
-}
-
-// climbAhead is the rise in demand expected within lead samples, as a
-// fraction of the newest sample: the larger of
-//   - the climb of the last ⌈lead⌉ samples carried on as far again, which
-//     sees a step at the first sample that shows it, and
-//   - Holt's trend over lead samples, its factors tuned by a Kalman filter
-//     (package forecast, the filter artt-traffic runs per replica), which
-//     follows a ramp's slope through noise; its outlier gate sets a lone
-//     jump aside for one sample, the first term does not.
-//
-// Neither counts a fall: 0 when demand is flat or falling.
-func climbAhead(window []float64, lead float64) float64 {
-	newest := -1
-	for i := len(window) - 1; i >= 0; i-- {
-		if isFinite(window[i]) {
-			newest = i
-			break
-		}
-	}
-	if lead <= 0 || newest < 0 || window[newest] <= 0 {
+// recentClimb is the climb of the newest ⌈lead⌉ samples carried on for
+// lead samples, as a fraction of the newest sample: it sees a step at the
+// first sample that shows it. A fall counts as 0.
+func recentClimb(window []float64, lead float64) float64 {
+	newest := newestIndex(window)
+	if lead <= 0 || newest < 0 || !(window[newest] > 0) {
 		return 0
 	}
-	now := window[newest]
-	var climb float64
-	if back := newest - int(math.Ceil(lead)); back >= 0 && isFinite(window[back]) {
-		climb = (now - window[back]) * lead / float64(newest-back)
+	back := newest - int(math.Ceil(lead))
+	if back < 0 || !isFinite(window[back]) {
+		return 0
+	}
+	climb := (window[newest] - window[back]) * lead / float64(newest-back)
+	return math.Max(climb, 0) / window[newest]
+}
+
+// trendOver is the trend of a Holt filter over the window, its factors
+// tuned by a Kalman filter (package forecast's, the filter artt-traffic
+// runs per replica), over lead samples, as a fraction of the newest
+// sample: it follows a ramp's slope through noise. Its outlier gate sets a
+// lone jump aside for a sample; recentClimb does not. A falling trend
+// counts as 0.
+func trendOver(window []float64, lead float64) float64 {
+	newest := newestIndex(window)
+	if lead <= 0 || newest < 0 || !(window[newest] > 0) {
+		return 0
 	}
 	noise := forecast.DefaultConfig().Noise
 	var f forecast.Filter
@@ -109,8 +102,16 @@ func climbAhead(window []float64, lead float64) float64 {
 			f.Skip(noise)
 		}
 	}
-	if b := f.Trend() * lead; b > climb {
-		climb = b
+	return math.Max(f.Trend()*lead, 0) / window[newest]
+}
+
+// newestIndex is the index of the newest finite sample, -1 when there is
+// none.
+func newestIndex(window []float64) int {
+	for i := len(window) - 1; i >= 0; i-- {
+		if isFinite(window[i]) {
+			return i
+		}
 	}
-	return math.Max(climb, 0) / now
+	return -1
 }

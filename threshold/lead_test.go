@@ -37,9 +37,9 @@ func TestLeadThresholdFallsWithinOnePollOfAStepAndRestsAtMaxWhenSteady(t *testin
 		// ×7: the newest sample is 7× the one two back, so the climb
 		// carried on is 6/7 of the newest: θ = 100 ÷ (1 + 0.86) ≈ 54.
 		{"a ×7 step", 7, 55},
-		// ×1.5: a climb of 0.5 carried on is 1/3 of the newest sample:
-		// θ = 100 ÷ (1 + 1/3 + noise) < 75.
-		{"a ×1.5 step", 1.5, 75},
+		// ×1.5: a climb of 0.5 carried on is 1/3 of the newest sample
+		// (noise moves both samples by a few percent): θ ≈ 100 ÷ (1 + 1/3).
+		{"a ×1.5 step", 1.5, 77},
 	} {
 		before := theta(steady[:history-1]).Threshold
 		stepped := append(append([]float64{}, steady[:history-1]...), steady[history-1]*c.factor)
@@ -89,9 +89,10 @@ func TestSwingOver(t *testing.T) {
 	}
 }
 
-// climbAhead carries the newest climb on for the lead time and never
-// counts a fall; with no lead there is no climb.
-func TestClimbAhead(t *testing.T) {
+// recentClimb carries the newest climb on for the lead time and never
+// counts a fall; with no lead there is no climb. trendOver follows a
+// ramp's slope and ignores a fall too.
+func TestRecentClimbAndTrend(t *testing.T) {
 	nan := math.NaN()
 	cases := []struct {
 		name   string
@@ -107,17 +108,27 @@ func TestClimbAhead(t *testing.T) {
 		{"nothing finite", []float64{nan, nan}, 2, 0},
 	}
 	for _, c := range cases {
-		if got := climbAhead(c.window, c.lead); math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("%s: climbAhead = %v, want %v", c.name, got, c.want)
+		if got := recentClimb(c.window, c.lead); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: recentClimb = %v, want %v", c.name, got, c.want)
 		}
 	}
-	// A steady ramp: Holt follows its slope, the newest climb is the same:
-	// 2 samples of slope 1 at level 100 is 2%.
+	// A steady ramp: 2 samples of slope 1 at level 100 is 2%, read both
+	// ways.
 	ramp := make([]float64, 40)
 	for i := range ramp {
 		ramp[i] = 61 + float64(i)
 	}
-	if got := climbAhead(ramp, 2); math.Abs(got-0.02) > 0.002 {
-		t.Errorf("ramp: climbAhead = %v, want about 0.02", got)
+	if got := recentClimb(ramp, 2); math.Abs(got-0.02) > 1e-9 {
+		t.Errorf("ramp: recentClimb = %v, want 0.02", got)
+	}
+	if got := trendOver(ramp, 2); math.Abs(got-0.02) > 0.002 {
+		t.Errorf("ramp: trendOver = %v, want about 0.02", got)
+	}
+	fall := make([]float64, 40)
+	for i := range fall {
+		fall[i] = 200 - 2*float64(i)
+	}
+	if got := trendOver(fall, 2); got != 0 {
+		t.Errorf("a falling ramp: trendOver = %v, want 0", got)
 	}
 }
