@@ -177,11 +177,7 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	cfg.RANSAC.MADMultiplier = p.float("madMultiplier", cfg.RANSAC.MADMultiplier)
 	cfg.RANSAC.MaxIterations = p.integer("ransacIterations", cfg.RANSAC.MaxIterations, 1, 100000)
 	cfg.RANSAC.Seed = uint64(p.integer("seed", int(cfg.RANSAC.Seed), 0, math.MaxInt32))
-	rateWindow := p.str("rateWindow", "1m")
-	s.RateFunction = p.str("rateFunction", "irate")
-	if s.RateFunction != "irate" && s.RateFunction != "rate" {
-		p.errs = append(p.errs, &MetadataError{"rateFunction", s.RateFunction, `must be "irate" or "rate"`})
-	}
+	rateWindow, validWindow := p.rate(&s)
 	cfg.Lead = float64(s.LeadTime) / float64(s.Step)
 	s.Threshold = cfg
 
@@ -211,14 +207,6 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	}
 	if math.IsNaN(s.ActivationRequestRate) || math.IsInf(s.ActivationRequestRate, 0) || s.ActivationRequestRate < 0 {
 		p.errs = append(p.errs, &MetadataError{"activationRequestRate", md["activationRequestRate"], "must be a finite number ≥ 0"})
-	}
-	validWindow := promDuration.MatchString(rateWindow)
-	if !validWindow {
-		p.errs = append(p.errs, &MetadataError{"rateWindow", rateWindow, "must be a PromQL duration such as 1m or 30s"})
-	} else if d, err := model.ParseDuration(rateWindow); err != nil || d <= 0 {
-		p.errs = append(p.errs, &MetadataError{"rateWindow", rateWindow, "must be a PromQL duration above 0 such as 1m or 30s"})
-	} else {
-		s.RateWindow = time.Duration(d)
 	}
 
 	// The queries interpolate the namespace, the workload and the rate
@@ -252,6 +240,23 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 		return Spec{}, errors.Join(p.errs...)
 	}
 	return s, nil
+}
+
+// rate reads rateFunction and rateWindow into s; it returns the window as
+// written (for the query templates) and whether it is valid.
+func (p *parser) rate(s *Spec) (string, bool) {
+	s.RateFunction = p.str("rateFunction", "irate")
+	if s.RateFunction != "irate" && s.RateFunction != "rate" {
+		p.fail("rateFunction", `must be "irate" or "rate"`)
+	}
+	window := p.str("rateWindow", "1m")
+	d, err := model.ParseDuration(window)
+	if !promDuration.MatchString(window) || err != nil || d <= 0 {
+		p.errs = append(p.errs, &MetadataError{"rateWindow", window, "must be a PromQL duration above 0 such as 1m or 30s"})
+		return window, false
+	}
+	s.RateWindow = time.Duration(d)
+	return window, true
 }
 
 // queryVars are the names a query template can use.

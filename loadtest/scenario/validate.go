@@ -93,25 +93,7 @@ func (s *Scenario) fillDefaults() {
 	if s.Control.HPAScaleUpPods == 0 {
 		s.Control.HPAScaleUpPods = 4
 	}
-	if f := s.Frontier; f != nil {
-		if f.Routing == "" {
-			f.Routing = "least-request"
-		}
-		if !s.frontierExpanded() {
-			for _, t := range f.CPUTargets {
-				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "hpa-cpu", CPUTarget: t, Frontier: true})
-			}
-			for _, t := range f.KPATargets {
-				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "kpa", Target: t, Frontier: true})
-			}
-			for _, t := range f.RPSTargets {
-				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "keda-rps", Target: t, Frontier: true})
-			}
-			if f.Floor {
-				s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "none", Floor: true})
-			}
-		}
-	}
+	s.expandFrontier()
 	for i := range s.Runs {
 		r := &s.Runs[i]
 		if r.Autoscaling == "" {
@@ -140,6 +122,33 @@ func (s *Scenario) fillDefaults() {
 				od.MaxEjectionPercent = 10
 			}
 		}
+	}
+}
+
+// expandFrontier adds the frontier block's runs: one per swept target of
+// each autoscaler, and the floor.
+func (s *Scenario) expandFrontier() {
+	f := s.Frontier
+	if f == nil {
+		return
+	}
+	if f.Routing == "" {
+		f.Routing = "least-request"
+	}
+	if s.frontierExpanded() {
+		return
+	}
+	for _, t := range f.CPUTargets {
+		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "hpa-cpu", CPUTarget: t, Frontier: true})
+	}
+	for _, t := range f.KPATargets {
+		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "kpa", Target: t, Frontier: true})
+	}
+	for _, t := range f.RPSTargets {
+		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "keda-rps", Target: t, Frontier: true})
+	}
+	if f.Floor {
+		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "none", Floor: true})
 	}
 }
 
@@ -349,19 +358,7 @@ func (s *Scenario) Validate() error {
 		if p, ok := DataPlaneRoutings[r.Routing]; ok && r.LBPolicy != p {
 			errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "routing "+r.Routing+" is the sidecars' "+p+" policy; set lbPolicy only with a table policy"))
 		}
-		if r.CPUTarget != 0 && (r.Autoscaling != "hpa-cpu" || r.CPUTarget < 0 || r.CPUTarget > 1000) {
-			errs = append(errs, bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu runs, in (0, 1000] percent"))
-		}
-		if r.Frontier && !slices.Contains(sweptAutoscalers, r.Autoscaling) {
-			errs = append(errs, bad(f+".frontier", r.Frontier, "a frontier is a sweep of hpa-cpu, kpa or keda-rps runs"))
-		}
-		needsTarget := r.Autoscaling == "kpa" || r.Autoscaling == "keda-rps"
-		if needsTarget != (r.Target != 0) || (needsTarget && !positive(r.Target)) {
-			errs = append(errs, bad(f+".target", r.Target, "required for kpa (concurrency per pod) and keda-rps (requests per second per pod), a number above 0; only for them"))
-		}
-		if r.Floor && r.Autoscaling != "none" {
-			errs = append(errs, bad(f+".floor", r.Floor, "a floor run keeps maxReplicas and autoscales nothing (autoscaling: none)"))
-		}
+		errs = append(errs, r.validateAutoscaling(f)...)
 		if err := r.OutlierDetection.validate(f + ".outlierDetection"); err != nil {
 			errs = append(errs, err)
 		}
@@ -370,32 +367,7 @@ func (s *Scenario) Validate() error {
 		}
 		labels[r.Label()] = true
 	}
-	if f := s.Frontier; f != nil {
-		if !slices.Contains(RoutingPolicies, f.Routing) {
-			errs = append(errs, bad("frontier.routing", f.Routing, "must be one of "+strings.Join(RoutingPolicies, ", ")))
-		}
-		if len(f.CPUTargets) < 2 {
-			errs = append(errs, bad("frontier.cpuTargets", f.CPUTargets, "at least two targets make a frontier"))
-		}
-		for i, t := range f.CPUTargets {
-			if !(t > 0 && t <= 1000) || (i > 0 && t <= f.CPUTargets[i-1]) {
-				errs = append(errs, bad(fmt.Sprintf("frontier.cpuTargets[%d]", i), t, "must be in (0, 1000] percent and increasing"))
-			}
-		}
-		for _, sweep := range []struct {
-			field   string
-			targets []float64
-		}{{"frontier.kpaTargets", f.KPATargets}, {"frontier.rpsTargets", f.RPSTargets}} {
-			if len(sweep.targets) == 1 {
-				errs = append(errs, bad(sweep.field, sweep.targets, "none, or at least two targets to make a frontier"))
-			}
-			for i, t := range sweep.targets {
-				if !positive(t) || (i > 0 && t <= sweep.targets[i-1]) {
-					errs = append(errs, bad(fmt.Sprintf("%s[%d]", sweep.field, i), t, "must be above 0 and increasing"))
-				}
-			}
-		}
-	}
+	errs = append(errs, s.Frontier.validate()...)
 	for i, e := range s.Events {
 		f := fmt.Sprintf("events[%d]", i)
 		switch {
@@ -414,6 +386,59 @@ func (s *Scenario) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateAutoscaling checks the run's autoscaler knobs; f is its field
+// path.
+func (r Run) validateAutoscaling(f string) []error {
+	var errs []error
+	if r.CPUTarget != 0 && (r.Autoscaling != "hpa-cpu" || r.CPUTarget < 0 || r.CPUTarget > 1000) {
+		errs = append(errs, bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu runs, in (0, 1000] percent"))
+	}
+	if r.Frontier && !slices.Contains(sweptAutoscalers, r.Autoscaling) {
+		errs = append(errs, bad(f+".frontier", r.Frontier, "a frontier is a sweep of hpa-cpu, kpa or keda-rps runs"))
+	}
+	needsTarget := r.Autoscaling == "kpa" || r.Autoscaling == "keda-rps"
+	if needsTarget != (r.Target != 0) || (needsTarget && !positive(r.Target)) {
+		errs = append(errs, bad(f+".target", r.Target, "required for kpa (concurrency per pod) and keda-rps (requests per second per pod), a number above 0; only for them"))
+	}
+	if r.Floor && r.Autoscaling != "none" {
+		errs = append(errs, bad(f+".floor", r.Floor, "a floor run keeps maxReplicas and autoscales nothing (autoscaling: none)"))
+	}
+	return errs
+}
+
+// validate checks the frontier block's sweeps (nil: none).
+func (f *Frontier) validate() []error {
+	if f == nil {
+		return nil
+	}
+	var errs []error
+	if !slices.Contains(RoutingPolicies, f.Routing) {
+		errs = append(errs, bad("frontier.routing", f.Routing, "must be one of "+strings.Join(RoutingPolicies, ", ")))
+	}
+	if len(f.CPUTargets) < 2 {
+		errs = append(errs, bad("frontier.cpuTargets", f.CPUTargets, "at least two targets make a frontier"))
+	}
+	for i, t := range f.CPUTargets {
+		if !(t > 0 && t <= 1000) || (i > 0 && t <= f.CPUTargets[i-1]) {
+			errs = append(errs, bad(fmt.Sprintf("frontier.cpuTargets[%d]", i), t, "must be in (0, 1000] percent and increasing"))
+		}
+	}
+	for _, sweep := range []struct {
+		field   string
+		targets []float64
+	}{{"frontier.kpaTargets", f.KPATargets}, {"frontier.rpsTargets", f.RPSTargets}} {
+		if len(sweep.targets) == 1 {
+			errs = append(errs, bad(sweep.field, sweep.targets, "none, or at least two targets to make a frontier"))
+		}
+		for i, t := range sweep.targets {
+			if !positive(t) || (i > 0 && t <= sweep.targets[i-1]) {
+				errs = append(errs, bad(fmt.Sprintf("%s[%d]", sweep.field, i), t, "must be above 0 and increasing"))
+			}
+		}
+	}
+	return errs
 }
 
 func (od *OutlierDetection) validate(f string) error {
