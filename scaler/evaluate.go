@@ -3,6 +3,7 @@ package scaler
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/artt-dev/artt/threshold"
 )
@@ -119,10 +120,13 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 }
 
 // arrivalsOrServed is the arrival rate where it was measured and the served
-// rate elsewhere.
+// rate elsewhere (the arrivals themselves when measured throughout).
 func arrivalsOrServed(m Measurements) []float64 {
 	if m.Arrivals == nil {
 		return m.Demand
+	}
+	if !slices.ContainsFunc(m.Arrivals, func(a float64) bool { return !isFiniteNonNegative(a) }) {
+		return m.Arrivals
 	}
 	out := make([]float64, len(m.Demand))
 	for i, a := range m.Arrivals {

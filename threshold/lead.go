@@ -44,17 +44,21 @@ func (t *Tracker) lead(r *Result, window []float64, fit LineFit, volatility, cos
 // median of none. White noise of deviation σ swings by σ√2.
 func swingOver(window []float64, lead float64) float64 {
 	k := max(1, int(math.Ceil(lead)))
-	var changes []float64
+	newest := newestIndex(window)
+	if newest < 0 || !(window[newest] > 0) || len(window) <= k {
+		return 0
+	}
+	buf := make([]float64, 2*(len(window)-k)) // the changes, then the median's scratch
+	changes := buf[:0]
 	for i := k; i < len(window); i++ {
 		if isFinite(window[i]) && isFinite(window[i-k]) {
 			changes = append(changes, window[i]-window[i-k])
 		}
 	}
-	newest := newestIndex(window)
-	if len(changes) < 2 || newest < 0 || !(window[newest] > 0) {
+	if len(changes) < 2 {
 		return 0
 	}
-	return madToSigma * medianAbsoluteDeviation(changes, make([]float64, len(changes))) / window[newest]
+	return madToSigma * medianAbsoluteDeviation(changes, buf[len(window)-k:][:len(changes)]) / window[newest]
 }
 
 // costRelative is the per-request cost against its mean over the history
