@@ -30,9 +30,16 @@ type Result struct {
 
 	Pods []PodResult
 	// Utilisation over pods that lived at least one sample interval in the
-	// measured period: mean, max, min and max − min of their mean CPU
-	// utilisation (CPU ÷ limit).
-	UtilMean, UtilMax, UtilMin, UtilGap float64
+	// measured period: mean, max and min of their mean CPU utilisation (CPU
+	// ÷ limit) over every component's pods.
+	UtilMean, UtilMax, UtilMin float64
+	// UtilGap and UtilRatio are the worst component's max − min and max ÷
+	// mean of its pods' utilisation: the balance across one component's
+	// replicas, which HEART's claim is about (pods of different components
+	// differ by design).
+	UtilGap, UtilRatio float64
+	// Components is that balance per component, in the scenario's order.
+	Components []ComponentBalance
 	ReplicaSeconds                      float64
 	ScalingEvents                       int
 	Allocations                         int
@@ -68,6 +75,13 @@ type EventImpact struct {
 
 // impactWindow is how long after an event its losses are counted.
 const impactWindow = 60.0
+
+// ComponentBalance is how evenly a component's pods were loaded: max − min
+// and max ÷ mean of their mean CPU utilisation (0 and 1 with one pod).
+type ComponentBalance struct {
+	Component  string
+	Gap, Ratio float64
+}
 
 // PodResult is one pod's measured life.
 type PodResult struct {
@@ -278,6 +292,7 @@ func (c *collector) finish() *Result {
 	r.UtilMin, r.UtilMax = math.Inf(1), math.Inf(-1)
 	var utilSum float64
 	var counted int
+	perComponent := make([][]float64, len(e.comps))
 	for _, p := range e.pods {
 		from := math.Max(p.born, e.warmup)
 		to := end
@@ -296,13 +311,42 @@ func (c *collector) finish() *Result {
 			counted++
 			r.UtilMin = math.Min(r.UtilMin, util)
 			r.UtilMax = math.Max(r.UtilMax, util)
+			perComponent[p.comp.idx] = append(perComponent[p.comp.idx], util)
 		}
 	}
 	if counted > 0 {
 		r.UtilMean = utilSum / float64(counted)
-		r.UtilGap = r.UtilMax - r.UtilMin
 	} else {
 		r.UtilMin, r.UtilMax = math.NaN(), math.NaN()
 	}
+	r.Components, r.UtilGap, r.UtilRatio = balance(e.comps, perComponent)
 	return r
+}
+
+// balance is each component's max − min and max ÷ mean of its pods'
+// utilisations, and the worst of each over the components (NaN when no
+// pod was measured).
+func balance(comps []*component, utils [][]float64) (per []ComponentBalance, worstGap, worstRatio float64) {
+	worstGap, worstRatio = math.NaN(), math.NaN()
+	for i, us := range utils {
+		if len(us) == 0 {
+			continue
+		}
+		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+		for _, u := range us {
+			lo, hi, sum = math.Min(lo, u), math.Max(hi, u), sum+u
+		}
+		b := ComponentBalance{Component: comps[i].spec.Name, Gap: hi - lo, Ratio: 1}
+		if mean := sum / float64(len(us)); mean > 0 {
+			b.Ratio = hi / mean
+		}
+		per = append(per, b)
+		if math.IsNaN(worstGap) || b.Gap > worstGap {
+			worstGap = b.Gap
+		}
+		if math.IsNaN(worstRatio) || b.Ratio > worstRatio {
+			worstRatio = b.Ratio
+		}
+	}
+	return per, worstGap, worstRatio
 }

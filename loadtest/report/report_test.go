@@ -16,7 +16,7 @@ func results() []*emulator.Result {
 	return []*emulator.Result{
 		{Scenario: "s", Run: "heart", Seed: 3, Requests: 100, Succeeded: 98, Timeouts: 2, SuccessRate: 0.98,
 			MeanMs: 12.5, P50Ms: 10, P90Ms: 20, P99Ms: 40, P999Ms: 50, LatenciesMs: []float64{5, 10, 20, 40, 50},
-			UtilMean: 0.5, UtilGap: 0.1, ReplicaSeconds: 600, Pods: []emulator.PodResult{{Name: "a-0", Utilization: 0.5}},
+			UtilMean: 0.5, UtilGap: 0.1, UtilRatio: 1.08, ReplicaSeconds: 600, Pods: []emulator.PodResult{{Name: "a-0", Utilization: 0.5}},
 			Series: []emulator.Point{{T: 15, Rate: 10, P99Ms: 40, Replicas: map[string]int{"a": 2}}}},
 		{Scenario: "s", Run: "random", Seed: 3, Requests: 100, Timeouts: 100, MeanMs: math.NaN(), P50Ms: math.NaN(),
 			P90Ms: math.NaN(), P99Ms: math.NaN(), P999Ms: math.NaN(), UtilMean: 0.9, UtilMin: math.NaN(),
@@ -29,7 +29,7 @@ func TestMarkdownAndCSV(t *testing.T) {
 	if err := Markdown(&md, "s (seed 3)", results()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| heart | 100 | 98.0% | 2 | 0 | 12.5 | 10.0 | 20.0 | 40.0 | 50.0 | 50.0% | 10.0% | 600 | 0 |", "| random | 100 | 0.0% | 100 | 0 | – |"} {
+	for _, want := range []string{"| heart | 100 | 98.0% | 2 | 0 | 12.5 | 10.0 | 20.0 | 40.0 | 50.0 | 50.0% | 10.0% | 1.08 | 600 | 0 |", "| random | 100 | 0.0% | 100 | 0 | – |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}

@@ -29,6 +29,7 @@ type Row struct {
 	P999Ms         float64
 	UtilMean       float64
 	UtilGap        float64
+	UtilRatio      float64
 	ReplicaSeconds float64
 	ScalingEvents  int
 	Allocations    int
@@ -43,7 +44,7 @@ func Rows(results []*emulator.Result) []Row {
 		rows[i] = Row{
 			Run: r.Run, Requests: r.Requests, SuccessRate: r.SuccessRate, Timeouts: r.Timeouts, Errors: r.Errors,
 			MeanMs: r.MeanMs, P50Ms: r.P50Ms, P90Ms: r.P90Ms, P99Ms: r.P99Ms, P999Ms: r.P999Ms,
-			UtilMean: r.UtilMean, UtilGap: r.UtilGap, ReplicaSeconds: r.ReplicaSeconds,
+			UtilMean: r.UtilMean, UtilGap: r.UtilGap, UtilRatio: r.UtilRatio, ReplicaSeconds: r.ReplicaSeconds,
 			ScalingEvents: r.ScalingEvents, Allocations: r.Allocations,
 			CrossNode: r.CrossNodeFraction, NetworkMs: r.NetworkMs,
 		}
@@ -72,12 +73,12 @@ func pct(v float64) string {
 func Markdown(w io.Writer, title string, results []*emulator.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
-	b.WriteString("| run | requests | success | timeouts | errors | mean ms | P50 ms | P90 ms | P99 ms | P99.9 ms | CPU util mean | CPU util max–min | replica-seconds | scaling events | cross-node calls | network ms |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| run | requests | success | timeouts | errors | mean ms | P50 ms | P90 ms | P99 ms | P99.9 ms | CPU util mean | component util max–min | component util max/mean | replica-seconds | scaling events | cross-node calls | network ms |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range Rows(results) {
-		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s |\n",
 			r.Run, r.Requests, pct(r.SuccessRate), r.Timeouts, r.Errors, ms(r.MeanMs), ms(r.P50Ms), ms(r.P90Ms),
-			ms(r.P99Ms), ms(r.P999Ms), pct(r.UtilMean), pct(r.UtilGap), r.ReplicaSeconds, r.ScalingEvents,
+			ms(r.P99Ms), ms(r.P999Ms), pct(r.UtilMean), pct(r.UtilGap), ratioOrDash(r.UtilRatio), r.ReplicaSeconds, r.ScalingEvents,
 			pct(r.CrossNode), ms(r.NetworkMs))
 	}
 	equalCost(&b, results)
@@ -228,12 +229,12 @@ func afterEvents(b *strings.Builder, results []*emulator.Result) {
 // CSV writes one row per run.
 func CSV(w io.Writer, results []*emulator.Result) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"run", "requests", "success_rate", "timeouts", "errors", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "cpu_util_mean", "cpu_util_gap", "replica_seconds", "scaling_events", "cross_node_fraction", "network_ms"})
+	_ = cw.Write([]string{"run", "requests", "success_rate", "timeouts", "errors", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "cpu_util_mean", "component_util_gap", "component_util_ratio", "replica_seconds", "scaling_events", "cross_node_fraction", "network_ms"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 	for _, r := range Rows(results) {
 		_ = cw.Write([]string{r.Run, strconv.FormatInt(r.Requests, 10), f(r.SuccessRate), strconv.FormatInt(r.Timeouts, 10),
 			strconv.FormatInt(r.Errors, 10), f(r.MeanMs), f(r.P50Ms), f(r.P90Ms), f(r.P99Ms), f(r.P999Ms), f(r.UtilMean),
-			f(r.UtilGap), f(r.ReplicaSeconds), strconv.Itoa(r.ScalingEvents), f(r.CrossNode), f(r.NetworkMs)})
+			f(r.UtilGap), f(r.UtilRatio), f(r.ReplicaSeconds), strconv.Itoa(r.ScalingEvents), f(r.CrossNode), f(r.NetworkMs)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -265,10 +266,18 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 			"run": row.Run, "requests": row.Requests, "successRate": finite(row.SuccessRate), "timeouts": row.Timeouts,
 			"errors": row.Errors, "meanMs": finite(row.MeanMs), "p50Ms": finite(row.P50Ms), "p90Ms": finite(row.P90Ms),
 			"p99Ms": finite(row.P99Ms), "p999Ms": finite(row.P999Ms), "cpuUtilizationMean": finite(row.UtilMean),
-			"cpuUtilizationMaxMinGap": finite(row.UtilGap), "replicaSeconds": finite(row.ReplicaSeconds),
+			"componentUtilizationGap": finite(row.UtilGap), "componentUtilizationRatio": finite(row.UtilRatio),
+			"replicaSeconds": finite(row.ReplicaSeconds),
 			"scalingEvents": row.ScalingEvents, "allocations": row.Allocations, "protections": r.Protections, "series": series, "pods": pods,
 			"routing": r.Routing, "autoscaling": r.Autoscaling, "frontier": r.Frontier, "floor": r.Floor,
 			"crossNodeFraction": finite(row.CrossNode), "networkMs": finite(row.NetworkMs),
+		}
+		if len(r.Components) > 0 {
+			comps := make([]map[string]any, len(r.Components))
+			for j, c := range r.Components {
+				comps[j] = map[string]any{"component": c.Component, "utilizationGap": finite(c.Gap), "utilizationRatio": finite(c.Ratio)}
+			}
+			run["components"] = comps
 		}
 		if len(r.Capacity) > 0 {
 			steps := make([]map[string]any, len(r.Capacity))
