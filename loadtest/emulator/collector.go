@@ -39,10 +39,10 @@ type Result struct {
 	// differ by design).
 	UtilGap, UtilRatio float64
 	// Components is that balance per component, in the scenario's order.
-	Components []ComponentBalance
-	ReplicaSeconds                      float64
-	ScalingEvents                       int
-	Allocations                         int
+	Components     []ComponentBalance
+	ReplicaSeconds float64
+	ScalingEvents  int
+	Allocations    int
 	// Protections counts the allocations the fast path installed between
 	// cycles because a group's health changed.
 	Protections int

@@ -268,7 +268,7 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 			"p99Ms": finite(row.P99Ms), "p999Ms": finite(row.P999Ms), "cpuUtilizationMean": finite(row.UtilMean),
 			"componentUtilizationGap": finite(row.UtilGap), "componentUtilizationRatio": finite(row.UtilRatio),
 			"replicaSeconds": finite(row.ReplicaSeconds),
-			"scalingEvents": row.ScalingEvents, "allocations": row.Allocations, "protections": r.Protections, "series": series, "pods": pods,
+			"scalingEvents":  row.ScalingEvents, "allocations": row.Allocations, "protections": r.Protections, "series": series, "pods": pods,
 			"routing": r.Routing, "autoscaling": r.Autoscaling, "frontier": r.Frontier, "floor": r.Floor,
 			"crossNodeFraction": finite(row.CrossNode), "networkMs": finite(row.NetworkMs),
 		}
