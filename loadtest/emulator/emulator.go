@@ -323,6 +323,7 @@ func (e *Emulator) send(r *request, via *sidecar) {
 	r.rep = rep
 	r.via = e.cluster(via, r.comp)
 	r.via.sent(rep)
+	r.sentAt = e.now
 	rep.outstanding++
 	r.comp.countInFlight(e.now, 1)
 	e.hops++
@@ -427,6 +428,9 @@ func (e *Emulator) answer(r *request, from *node) {
 func (e *Emulator) response(r *request) {
 	if u := r.via; u != nil {
 		u.answered(r.rep)
+		if e.run.LBPolicy == "PEAK_EWMA" {
+			u.observeRTT(r.rep, r.sentAt, e.now)
+		}
 		if u.outlier != nil {
 			u.outlier.observe(r.rep, r.failed, e.now, len(r.comp.ready))
 		}

@@ -18,8 +18,9 @@ import "math"
 //     random, repeats allowed, and keeps the one this sidecar has fewer
 //     requests in flight to, the first on a tie
 //     (LeastRequestLoadBalancer::unweightedHostPickNChoices); ROUND_ROBIN
-//     cycles; RANDOM draws uniformly. Every endpoint in the lab has the same
-//     weight, so Envoy's unweighted paths are the ones that apply.
+//     cycles; RANDOM draws uniformly; PEAK_EWMA is Linkerd's balancer
+//     (peakewma.go). Every endpoint in the lab has the same weight, so
+//     Envoy's unweighted paths are the ones that apply.
 
 // overprovisioningFactor is Envoy's default (140%), by which a partly
 // healthy locality keeps its full weight.
@@ -62,6 +63,8 @@ func (e *Emulator) pick(s *sidecar, c *component) *replica {
 		h := hosts[(u.seed+u.rr[slot])%len(hosts)]
 		u.rr[slot]++
 		return h
+	case "PEAK_EWMA":
+		return e.pickPeakEWMA(u, hosts)
 	default: // LEAST_REQUEST, choice_count 2
 		a := hosts[e.rng.IntN(len(hosts))]
 		b := hosts[e.rng.IntN(len(hosts))]

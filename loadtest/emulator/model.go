@@ -135,6 +135,7 @@ type request struct {
 	finishV  float64
 	work     float64
 	arrived  float64
+	sentAt   float64 // when the caller's sidecar sent it
 	callIdx  int
 	failed   bool
 	heapSlot int

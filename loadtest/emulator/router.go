@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
 	"github.com/artt-dev/artt/traffic/istio"
@@ -19,10 +20,9 @@ type AllocateOptions = allocate.Options
 const ingressName = "ingress"
 
 // newPolicy returns the traffic policy for table routing, or nil for the
-// data-plane policies (random, round-robin, least-request).
+// data-plane policies (random, round-robin, least-request, peak-ewma).
 func newPolicy(name string, opts *AllocateOptions) (traffic.Policy, error) {
-	switch name {
-	case "random", "round-robin", "least-request":
+	if _, ok := scenario.DataPlaneRoutings[name]; ok {
 		return nil, nil
 	}
 	o := allocate.DefaultOptions()

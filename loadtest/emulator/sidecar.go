@@ -34,6 +34,8 @@ type envoyCluster struct {
 	builtEjections uint64
 	// outlier is nil when outlier detection is off.
 	outlier *outlierDetector
+	// rtts are the peak-EWMA round-trip estimates per pod (PEAK_EWMA).
+	rtts []rttEstimate
 }
 
 // cluster returns the sidecar's state for component c.
