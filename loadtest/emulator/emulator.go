@@ -428,8 +428,11 @@ func (e *Emulator) answer(r *request, from *node) {
 func (e *Emulator) response(r *request) {
 	if u := r.via; u != nil {
 		u.answered(r.rep)
-		if e.run.LBPolicy == "PEAK_EWMA" {
+		switch e.run.LBPolicy {
+		case "PEAK_EWMA":
 			u.observeRTT(r.rep, r.sentAt, e.now)
+		case "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN":
+			e.reportLoad(u, r.rep)
 		}
 		if u.outlier != nil {
 			u.outlier.observe(r.rep, r.failed, e.now, len(r.comp.ready))

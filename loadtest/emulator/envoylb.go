@@ -19,7 +19,8 @@ import "math"
 //     requests in flight to, the first on a tie
 //     (LeastRequestLoadBalancer::unweightedHostPickNChoices); ROUND_ROBIN
 //     cycles; RANDOM draws uniformly; PEAK_EWMA is Linkerd's balancer
-//     (peakewma.go). Every endpoint in the lab has the same weight, so
+//     (peakewma.go); CLIENT_SIDE_WEIGHTED_ROUND_ROBIN weighs hosts by their
+//     ORCA load reports (cswrr.go). Every endpoint in the lab has the same weight, so
 //     Envoy's unweighted paths are the ones that apply.
 
 // overprovisioningFactor is Envoy's default (140%), by which a partly
@@ -65,6 +66,8 @@ func (e *Emulator) pick(s *sidecar, c *component) *replica {
 		return h
 	case "PEAK_EWMA":
 		return e.pickPeakEWMA(u, hosts)
+	case "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN":
+		return e.pickCSWRR(u, hosts, slot)
 	default: // LEAST_REQUEST, choice_count 2
 		a := hosts[e.rng.IntN(len(hosts))]
 		b := hosts[e.rng.IntN(len(hosts))]

@@ -36,6 +36,10 @@ type envoyCluster struct {
 	outlier *outlierDetector
 	// rtts are the peak-EWMA round-trip estimates per pod (PEAK_EWMA).
 	rtts []rttEstimate
+	// orca holds the load reports per pod, cswrr the weighted schedule per
+	// locality and over all hosts (CLIENT_SIDE_WEIGHTED_ROUND_ROBIN).
+	orca  []orcaWeight
+	cswrr []cswrrSchedule
 }
 
 // cluster returns the sidecar's state for component c.

@@ -12,17 +12,17 @@ import (
 
 // Known names.
 var (
-	RoutingPolicies     = []string{"random", "round-robin", "least-request", "peak-ewma", "localization", "opttraffic", "lata", "heart", "artt"}
+	RoutingPolicies     = []string{"random", "round-robin", "least-request", "peak-ewma", "cswrr", "localization", "opttraffic", "lata", "heart", "artt"}
 	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt", "kpa", "keda-rps"}
 	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
-	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM", "PEAK_EWMA"}
+	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM", "PEAK_EWMA", "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"}
 	// PlacementPolicies place the pods: default is Kubernetes' scheduler
 	// (components' placement pins, else LeastAllocated), larp LATA's
 	// placement stage, network-overhead scheduler-plugins' NetworkOverhead.
 	PlacementPolicies = []string{"default", "larp", "network-overhead"}
 	// DataPlaneRoutings route by the sidecars' policy alone (no locality
 	// weights); each implies its LBPolicy.
-	DataPlaneRoutings = map[string]string{"least-request": "LEAST_REQUEST", "round-robin": "ROUND_ROBIN", "random": "RANDOM", "peak-ewma": "PEAK_EWMA"}
+	DataPlaneRoutings = map[string]string{"least-request": "LEAST_REQUEST", "round-robin": "ROUND_ROBIN", "random": "RANDOM", "peak-ewma": "PEAK_EWMA", "cswrr": "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"}
 	Demands           = []string{"exponential", "constant", "lognormal"}
 	WorkloadTypes     = []string{"constant", "steps", "trace"}
 )
