@@ -15,8 +15,8 @@ func TestCSWRRWeightFromLoadReports(t *testing.T) {
 		{100, 0.5, 0, 200},
 		{100, 0.8, 0, 125},
 		{100, 0.8, 10, 100 / 0.9},
-		{0, 0.5, 0, 0},   // no requests: no weight
-		{100, 0, 0, 0},   // no utilisation: no weight
+		{0, 0.5, 0, 0}, // no requests: no weight
+		{100, 0, 0, 0}, // no utilisation: no weight
 		{100, math.NaN(), 0, 0},
 	} {
 		if got := cswrrWeight(c.qps, c.util, c.eps); math.Abs(got-c.want) > 1e-9 {
