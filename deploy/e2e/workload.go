@@ -233,6 +233,11 @@ func (w *Workload) ReadyPodsOf(ctx context.Context, app string) ([]corev1.Pod, e
 // gateway's calls to web (the source-side counter artt-traffic reads the
 // call graph from).
 func (w *Workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	// The counters are advanced to the moment the scrape arrived, which is
+	// the timestamp Prometheus gives the samples: listing the pods first
+	// would add the list's latency, and at a 1 s scrape irate would read
+	// its jitter (hundreds of milliseconds on a loaded machine) as rate.
+	now := time.Now()
 	pods, err := w.ReadyPods(r.Context())
 	if err != nil {
 		http.Error(rw, err.Error(), http.StatusServiceUnavailable)
@@ -240,9 +245,10 @@ func (w *Workload) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := time.Now()
-	dt := now.Sub(w.last).Seconds()
-	w.last = now
+	dt := max(now.Sub(w.last).Seconds(), 0)
+	if now.After(w.last) {
+		w.last = now
+	}
 	rate := w.demand(now)
 	w.requests += rate * dt
 	for _, cs := range []map[string]*cpuCount{w.counters, w.served, w.arrived} {
