@@ -106,7 +106,7 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 	}
 	e.OfferedUtilization = e.Utilization
 	if spec.OfferedLoad {
-		e.OfferedUtilization = offeredUtilization(e, m, spec.Window)
+		e.OfferedUtilization = offeredUtilization(e, m, offered, spec.Window)
 	}
 	// A CPU sample near the largest float, or a request near the smallest,
 	// overflows the percentage: say so rather than hand the HPA +Inf.
@@ -150,12 +150,12 @@ func arrivalsOrServed(m Measurements) []float64 {
 // arrivals stay within the tolerance of what is served there is no backlog,
 // and the measured utilisation stands; it is never reported lower (pods
 // draining a backlog need their CPU meanwhile).
-func offeredUtilization(e Evaluation, m Measurements, window int) float64 {
+func offeredUtilization(e Evaluation, m Measurements, arrivals []float64, window int) float64 {
 	if e.ArrivalRate <= (1+backlogTolerance)*e.RequestRate || !(m.CPURequest > 0) || math.IsInf(m.CPURequest, 0) {
 		return e.Utilization
 	}
 	for i := len(m.Demand) - 1; i >= max(0, len(m.Demand)-window); i-- {
-		served, arrived, cpu := m.Demand[i], m.Arrivals[i], m.CPU[i]
+		served, arrived, cpu := m.Demand[i], arrivals[i], m.CPU[i]
 		if served > 0 && !math.IsInf(served, 0) && isFiniteNonNegative(arrived) && arrived <= (1+backlogTolerance)*served && isFiniteNonNegative(cpu) {
 			return math.Max(e.Utilization, 100*e.ArrivalRate*(cpu/served)/m.CPURequest)
 		}

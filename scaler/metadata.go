@@ -165,31 +165,11 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 		OfferedLoad:           p.boolean("offeredLoad", true),
 		LeadTime:              p.duration("leadTime", 30*time.Second, 0, 24*time.Hour),
 	}
-	cfg := threshold.DefaultConfig()
-	cfg.Mode = threshold.Mode(p.str("mode", string(cfg.Mode)))
-	cfg.Normalization = threshold.Normalization(p.str("normalization", string(cfg.Normalization)))
-	cfg.MinThreshold = p.float("minThreshold", cfg.MinThreshold)
-	cfg.MaxThreshold = p.float("maxThreshold", cfg.MaxThreshold)
-	cfg.StaticThreshold = p.float("staticThreshold", cfg.StaticThreshold)
-	cfg.Quantile = p.float("quantile", cfg.Quantile)
-	cfg.Deadband = p.float("deadband", cfg.Deadband)
-	cfg.WarmUp = p.integer("warmUp", cfg.WarmUp, 2, maxPoints)
-	cfg.RANSAC.MADMultiplier = p.float("madMultiplier", cfg.RANSAC.MADMultiplier)
-	cfg.RANSAC.MaxIterations = p.integer("ransacIterations", cfg.RANSAC.MaxIterations, 1, 100000)
-	cfg.RANSAC.Seed = uint64(p.integer("seed", int(cfg.RANSAC.Seed), 0, math.MaxInt32))
+	cfg := p.thresholdConfig()
 	rateWindow, validWindow := p.rate(&s)
 	cfg.Lead = float64(s.LeadTime) / float64(s.Step)
 	s.Threshold = cfg
-
-	if err := cfg.Validate(); err != nil {
-		var fe *threshold.FieldError
-		if errors.As(err, &fe) {
-			key := configFieldKeys[fe.Field]
-			p.errs = append(p.errs, &MetadataError{key, md[key], fe.Reason})
-		} else {
-			p.errs = append(p.errs, err)
-		}
-	}
+	p.checkThreshold(cfg)
 	validWorkload := dnsLabel.MatchString(s.Workload)
 	if !validWorkload {
 		p.errs = append(p.errs, &MetadataError{"workload", s.Workload, "must be a Kubernetes object name (lower-case letters, digits, '-', '.')"})
@@ -240,6 +220,39 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 		return Spec{}, errors.Join(p.errs...)
 	}
 	return s, nil
+}
+
+// thresholdConfig reads the threshold's keys over its defaults.
+func (p *parser) thresholdConfig() threshold.Config {
+	cfg := threshold.DefaultConfig()
+	cfg.Mode = threshold.Mode(p.str("mode", string(cfg.Mode)))
+	cfg.Normalization = threshold.Normalization(p.str("normalization", string(cfg.Normalization)))
+	cfg.MinThreshold = p.float("minThreshold", cfg.MinThreshold)
+	cfg.MaxThreshold = p.float("maxThreshold", cfg.MaxThreshold)
+	cfg.StaticThreshold = p.float("staticThreshold", cfg.StaticThreshold)
+	cfg.Quantile = p.float("quantile", cfg.Quantile)
+	cfg.Deadband = p.float("deadband", cfg.Deadband)
+	cfg.WarmUp = p.integer("warmUp", cfg.WarmUp, 2, maxPoints)
+	cfg.RANSAC.MADMultiplier = p.float("madMultiplier", cfg.RANSAC.MADMultiplier)
+	cfg.RANSAC.MaxIterations = p.integer("ransacIterations", cfg.RANSAC.MaxIterations, 1, 100000)
+	cfg.RANSAC.Seed = uint64(p.integer("seed", int(cfg.RANSAC.Seed), 0, math.MaxInt32))
+	return cfg
+}
+
+// checkThreshold reports the threshold's first invalid field under the
+// metadata key that sets it.
+func (p *parser) checkThreshold(cfg threshold.Config) {
+	err := cfg.Validate()
+	if err == nil {
+		return
+	}
+	var fe *threshold.FieldError
+	if errors.As(err, &fe) {
+		key := configFieldKeys[fe.Field]
+		p.errs = append(p.errs, &MetadataError{key, p.md[key], fe.Reason})
+		return
+	}
+	p.errs = append(p.errs, err)
 }
 
 // rate reads rateFunction and rateWindow into s; it returns the window as

@@ -25,7 +25,7 @@ import (
 // a step fills half the window a line across both levels leaves residuals
 // of a quarter of the step, which is no noise at all. NormalizedVolatility
 // holds z·σ_lead·c_rel and NormalizedTrend the rest of the excursion.
-func (t *Tracker) lead(r *Result, window []float64, fit LineFit, volatility, cost float64) {
+func (t *Tracker) lead(r *Result, window []float64, volatility, cost float64) {
 	t.costs.Add(cost)
 	r.ScaledVolatility = volatility * cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1

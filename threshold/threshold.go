@@ -126,7 +126,7 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 	}
 	switch {
 	case t.cfg.Mode == ModeARTT && t.cfg.Normalization == NormalizationLead:
-		t.lead(&r, window, fit, volatility, cost)
+		t.lead(&r, window, volatility, cost)
 		t.last = r
 		return r, nil
 	case t.cfg.Mode == ModeARTT && t.cfg.Normalization == NormalizationRelative:

@@ -22,7 +22,7 @@ type StepCapacity struct {
 // watchCapacity lists, for an autoscaled run over a steps workload, every
 // step up and autoscaled component, and schedules a look at each step.
 func (e *Emulator) watchCapacity() {
-	if e.autoscaler == nil && !e.run.Floor || e.sc.Workload.Type != "steps" {
+	if (e.autoscaler == nil && !e.run.Floor) || e.sc.Workload.Type != "steps" {
 		return
 	}
 	visits := e.callsPerRequest()

@@ -3,6 +3,8 @@ package emulator
 import (
 	"math"
 	"slices"
+
+	"github.com/artt-dev/artt/internal/stats"
 )
 
 // Envoy's client_side_weighted_round_robin (and gRPC's weighted_round_robin,
@@ -50,11 +52,7 @@ func (e *Emulator) reportLoad(u *envoyCluster, p *replica) {
 		errRate = 0
 	}
 	w := cswrrWeight(s.rps, util, errRate*s.rps)
-	if p.id >= len(u.orca) {
-		grown := make([]orcaWeight, p.id+1, 2*(p.id+1))
-		copy(grown, u.orca)
-		u.orca = grown
-	}
+	u.orca = grownFor(u.orca, p.id)
 	o := &u.orca[p.id]
 	if w <= 0 {
 		return
@@ -118,11 +116,7 @@ func (e *Emulator) buildCSWRR(u *envoyCluster, s *cswrrSchedule, hosts []*replic
 	}
 	fill := 1.0
 	if len(known) > 0 {
-		slices.Sort(known)
-		fill = known[len(known)/2]
-		if len(known)%2 == 0 {
-			fill = (known[len(known)/2-1] + known[len(known)/2]) / 2
-		}
+		fill = stats.MedianInPlace(known)
 	}
 	s.edf.reset()
 	if s.edf.entries == nil {

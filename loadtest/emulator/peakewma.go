@@ -39,11 +39,7 @@ func (r *rttEstimate) update(now, rtt float64) float64 {
 // estimate is the sidecar's estimate for pod p, started at the default
 // when the proxy first meets the endpoint.
 func (u *envoyCluster) estimate(p *replica, now float64) *rttEstimate {
-	if p.id >= len(u.rtts) {
-		grown := make([]rttEstimate, p.id+1, 2*(p.id+1))
-		copy(grown, u.rtts)
-		u.rtts = grown
-	}
+	u.rtts = grownFor(u.rtts, p.id)
 	r := &u.rtts[p.id]
 	if !r.started {
 		*r = rttEstimate{rtt: peakEWMADefaultRTT, at: now, started: true}

@@ -67,12 +67,19 @@ func (u *envoyCluster) inFlight(p *replica) int32 {
 }
 
 func (u *envoyCluster) sent(p *replica) {
-	if p.id >= len(u.active) {
-		grown := make([]int32, p.id+1, 2*(p.id+1))
-		copy(grown, u.active)
-		u.active = grown
-	}
+	u.active = grownFor(u.active, p.id)
 	u.active[p.id]++
+}
+
+// grownFor is s long enough to index by pod id (the sidecar's per-pod
+// state, by id as pods are created).
+func grownFor[T any](s []T, id int) []T {
+	if id < len(s) {
+		return s
+	}
+	grown := make([]T, id+1, 2*(id+1))
+	copy(grown, s)
+	return grown
 }
 
 func (u *envoyCluster) answered(p *replica) { u.active[p.id]-- }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/artt-dev/artt/internal/stats"
 )
 
 // node is one imported node.
@@ -175,7 +177,7 @@ func readDelays(ctx context.Context, q querier, nodes []node, defaultMs float64,
 		d.defaultEstimate = est.add("delays", "no node probes; every pair of nodes %.3g ms one way (--default-delay)", defaultMs)
 		return d, nil
 	}
-	d.defaultMs = median(all)
+	d.defaultMs = stats.MedianInPlace(all)
 	if pairs := len(nodes) * (len(nodes) - 1); len(d.links) < pairs {
 		d.defaultEstimate = est.add("delays", "%d of %d node pairs probed; the others get the median, %.3g ms", len(d.links), pairs, d.defaultMs)
 	}
@@ -190,20 +192,10 @@ func readDelays(ctx context.Context, q querier, nodes []node, defaultMs float64,
 		}
 	}
 	if len(js) > 0 {
-		d.jitterMs = median(js)
+		d.jitterMs = stats.MedianInPlace(js)
 		d.jitterOf = "the median over the probed pairs of the probes' standard deviation"
 	}
 	return d, nil
-}
-
-// median of a non-empty slice (sorted in place).
-func median(v []float64) float64 {
-	slices.Sort(v)
-	if n := len(v); n%2 == 1 {
-		return v[n/2]
-	} else {
-		return (v[n/2-1] + v[n/2]) / 2
-	}
 }
 
 // currentRouting tells whether artt-traffic already routes the namespace

@@ -22,6 +22,7 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
+	"github.com/artt-dev/artt/internal/stats"
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
@@ -346,7 +347,7 @@ func medianOf(pods []pod, value func(pod) float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
-	return median(v)
+	return stats.MedianInPlace(v)
 }
 
 // callGraph sets each component's calls from the source-side counters and

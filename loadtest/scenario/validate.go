@@ -49,24 +49,7 @@ func (s *Scenario) fillDefaults() {
 	if s.Cluster.Delays.Scale == 0 {
 		s.Cluster.Delays.Scale = 1
 	}
-	for i := range s.Application.Components {
-		c := &s.Application.Components[i]
-		if c.Demand == "" {
-			c.Demand = "exponential"
-		}
-		if c.CPULimit == 0 {
-			c.CPULimit = 1
-		}
-		if c.CPURequest == 0 {
-			c.CPURequest = 0.5
-		}
-		if c.MinReplicas == 0 {
-			c.MinReplicas = 1
-		}
-		if c.MaxReplicas == 0 {
-			c.MaxReplicas = max(c.Replicas, 10)
-		}
-	}
+	s.fillComponentDefaults()
 	if s.Application.Entry == "" && len(s.Application.Components) > 0 {
 		s.Application.Entry = s.Application.Components[0].Name
 	}
@@ -121,6 +104,29 @@ func (s *Scenario) fillDefaults() {
 			if od.MaxEjectionPercent == 0 {
 				od.MaxEjectionPercent = 10
 			}
+		}
+	}
+}
+
+// fillComponentDefaults gives every component its default demand
+// distribution, CPU limit and request, and replica bounds.
+func (s *Scenario) fillComponentDefaults() {
+	for i := range s.Application.Components {
+		c := &s.Application.Components[i]
+		if c.Demand == "" {
+			c.Demand = "exponential"
+		}
+		if c.CPULimit == 0 {
+			c.CPULimit = 1
+		}
+		if c.CPURequest == 0 {
+			c.CPURequest = 0.5
+		}
+		if c.MinReplicas == 0 {
+			c.MinReplicas = 1
+		}
+		if c.MaxReplicas == 0 {
+			c.MaxReplicas = max(c.Replicas, 10)
 		}
 	}
 }
@@ -337,6 +343,32 @@ func (s *Scenario) Validate() error {
 		errs = append(errs, bad("control.hpaScaleUpPods", s.Control.HPAScaleUpPods, "must be at least 1"))
 	}
 
+	errs = append(errs, s.validateRuns()...)
+	errs = append(errs, s.Frontier.validate()...)
+	for i, e := range s.Events {
+		f := fmt.Sprintf("events[%d]", i)
+		switch {
+		case !slices.Contains(EventTypes, e.Type):
+			errs = append(errs, bad(f+".type", e.Type, "must be one of "+strings.Join(EventTypes, ", ")))
+		case e.At.Duration < 0 || e.At.Duration >= s.Duration.Duration:
+			errs = append(errs, bad(f+".at", e.At, "must be within the run"))
+		case (e.Type == "node-slowdown" || e.Type == "node-failure") && !nodes[e.Node]:
+			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
+		case e.Type == "node-slowdown" && !positive(e.Speed):
+			errs = append(errs, bad(f+".speed", e.Speed, "must be > 0"))
+		case e.Type == "pod-failure" && !comps[e.Component]:
+			errs = append(errs, bad(f+".component", e.Component, "not a component"))
+		case e.Type == "pod-failure" && e.Node != "" && !nodes[e.Node]:
+			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validateRuns checks every run's policies and knobs, and that no two
+// share a label.
+func (s *Scenario) validateRuns() []error {
+	var errs []error
 	if len(s.Runs) == 0 {
 		errs = append(errs, bad("runs", "[]", "at least one run"))
 	}
@@ -367,25 +399,7 @@ func (s *Scenario) Validate() error {
 		}
 		labels[r.Label()] = true
 	}
-	errs = append(errs, s.Frontier.validate()...)
-	for i, e := range s.Events {
-		f := fmt.Sprintf("events[%d]", i)
-		switch {
-		case !slices.Contains(EventTypes, e.Type):
-			errs = append(errs, bad(f+".type", e.Type, "must be one of "+strings.Join(EventTypes, ", ")))
-		case e.At.Duration < 0 || e.At.Duration >= s.Duration.Duration:
-			errs = append(errs, bad(f+".at", e.At, "must be within the run"))
-		case (e.Type == "node-slowdown" || e.Type == "node-failure") && !nodes[e.Node]:
-			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
-		case e.Type == "node-slowdown" && !positive(e.Speed):
-			errs = append(errs, bad(f+".speed", e.Speed, "must be > 0"))
-		case e.Type == "pod-failure" && !comps[e.Component]:
-			errs = append(errs, bad(f+".component", e.Component, "not a component"))
-		case e.Type == "pod-failure" && e.Node != "" && !nodes[e.Node]:
-			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
-		}
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // validateAutoscaling checks the run's autoscaler knobs; f is its field
