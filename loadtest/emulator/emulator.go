@@ -186,6 +186,15 @@ func delayMatrix(sc *scenario.Scenario, idx map[string]int) [][]float64 {
 			}
 		}
 	}
+	for _, rack := range d.Racks {
+		for _, a := range rack {
+			for _, b := range rack {
+				if a != b {
+					m[idx[a]][idx[b]] = d.RackMs * d.Scale
+				}
+			}
+		}
+	}
 	for _, l := range d.Links {
 		m[idx[l.From]][idx[l.To]] = l.Ms * d.Scale
 		if l.Symmetric {

@@ -97,3 +97,25 @@ func TestLARPPlacesGroupsOnTheClosestNodes(t *testing.T) {
 		t.Errorf("after the third pod went, a new one on %v; want n3 again", q)
 	}
 }
+
+// Racks set the delay between their own nodes, the default stays between
+// racks, and a link overrides both, scaled alike.
+func TestDelayMatrixRacksDefaultAndLinks(t *testing.T) {
+	sc := placementScenario("default", 1, 1)
+	sc.Cluster.Nodes = append(sc.Cluster.Nodes, scenario.Node{Name: "n4", Cores: 1})
+	sc.Cluster.Delays = scenario.Delays{
+		DefaultMs: 1, RackMs: 0.2, Scale: 2, LocalMs: sc.Cluster.Delays.LocalMs,
+		Racks: [][]string{{"n1", "n2"}, {"n3", "n4"}},
+		Links: []scenario.Link{{From: "n3", To: "n4", Ms: 3}},
+	}
+	idx := map[string]int{"n1": 0, "n2": 1, "n3": 2, "n4": 3}
+	m := delayMatrix(sc, idx)
+	for _, c := range []struct {
+		from, to int
+		want     float64
+	}{{0, 1, 0.4}, {1, 0, 0.4}, {0, 2, 2}, {3, 1, 2}, {2, 3, 6}, {3, 2, 0.4}, {0, 0, *sc.Cluster.Delays.LocalMs}} {
+		if got := m[c.from][c.to]; got != c.want {
+			t.Errorf("delay n%d→n%d = %g ms, want %g", c.from+1, c.to+1, got, c.want)
+		}
+	}
+}

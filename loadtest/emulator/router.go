@@ -90,6 +90,9 @@ func (e *Emulator) install(a traffic.Allocation) {
 					line += fmt.Sprintf("%s:%.2f ", t.Node, t.Value)
 				}
 			}
+			for _, n := range r.Notes {
+				line += " | " + n
+			}
 			e.debug(e.run.Label() + " " + line)
 		}
 	}

@@ -118,6 +118,11 @@ type Delays struct {
 	JitterMs float64 `json:"jitterMs,omitempty"`
 	// Scale multiplies every delay (LATA's scenario B is scale 2).
 	Scale float64 `json:"scale,omitempty"`
+	// Racks groups nodes: distinct nodes of one rack are RackMs apart
+	// (the top-of-rack switch), nodes of different racks DefaultMs (the
+	// spine). Links override both.
+	Racks  [][]string `json:"racks,omitempty"`
+	RackMs float64    `json:"rackMs,omitempty"`
 	// Links lists specific delays; Symmetric also sets the reverse direction.
 	Links []Link `json:"links,omitempty"`
 }

@@ -76,6 +76,9 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 		{"one-point kpa sweep", "runs:", "frontier: {cpuTargets: [50, 60], kpaTargets: [1]}\nruns:", []string{"frontier.kpaTargets", "two"}},
 		{"unordered rps sweep", "runs:", "frontier: {cpuTargets: [50, 60], rpsTargets: [20, 10]}\nruns:", []string{"frontier.rpsTargets[1]", "10"}},
 		{"no scale-up pods", "runs:", "control: {hpaScaleUpPods: -1}\nruns:", []string{"control.hpaScaleUpPods", "-1"}},
+		{"node in two racks", "speed: 0.8}]", "speed: 0.8}]\n  delays: {rackMs: 0.2, racks: [[a, b], [b]]}", []string{"cluster.delays.racks[1][0]", "already in racks[0]"}},
+		{"rack of an unknown node", "speed: 0.8}]", "speed: 0.8}]\n  delays: {racks: [[a, c]]}", []string{"cluster.delays.racks[0][1]", "c"}},
+		{"negative rack delay", "speed: 0.8}]", "speed: 0.8}]\n  delays: {rackMs: -1, racks: [[a, b]]}", []string{"cluster.delays.rackMs", "-1"}},
 		{"bad ejection percent", "{routing: heart}", "{routing: heart, outlierDetection: {maxEjectionPercent: 150}}", []string{"runs[0].outlierDetection.maxEjectionPercent", "150"}},
 	}
 	for _, tc := range cases {

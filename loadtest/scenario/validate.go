@@ -226,13 +226,25 @@ func (s *Scenario) Validate() error {
 	for _, c := range []struct {
 		f string
 		v float64
-	}{{"cluster.delays.defaultMs", d.DefaultMs}, {"cluster.delays.localMs", *d.LocalMs}, {"cluster.delays.jitterMs", d.JitterMs}} {
+	}{{"cluster.delays.defaultMs", d.DefaultMs}, {"cluster.delays.localMs", *d.LocalMs}, {"cluster.delays.jitterMs", d.JitterMs}, {"cluster.delays.rackMs", d.RackMs}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 			errs = append(errs, bad(c.f, c.v, "must be a finite number ≥ 0"))
 		}
 	}
 	if !positive(d.Scale) {
 		errs = append(errs, bad("cluster.delays.scale", d.Scale, "must be > 0"))
+	}
+	rackOf := map[string]int{}
+	for i, rack := range d.Racks {
+		for j, n := range rack {
+			f := fmt.Sprintf("cluster.delays.racks[%d][%d]", i, j)
+			if prev, ok := rackOf[n]; ok {
+				errs = append(errs, bad(f, n, fmt.Sprintf("already in racks[%d]: a node is in one rack", prev)))
+			} else if !nodes[n] {
+				errs = append(errs, bad(f, n, "not a node of the cluster"))
+			}
+			rackOf[n] = i
+		}
 	}
 	for i, l := range d.Links {
 		f := fmt.Sprintf("cluster.delays.links[%d]", i)

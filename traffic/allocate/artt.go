@@ -17,6 +17,7 @@ type ARTT struct {
 	memo     *solutionMemo
 	forecast *traffic.PerComponent[*forecast.ComponentEstimator]
 	health   *traffic.PerComponent[*health.Tracker]
+	handover *traffic.PerComponent[*handoverMemory]
 	// The measurements the forecasts and the health trackers last learned
 	// from: each learns from a measurement once, whichever call sees it.
 	forecastMeasured, healthMeasured time.Time
@@ -33,6 +34,7 @@ func NewARTT(opts Options) *ARTT {
 		memo:     newSolutionMemo(),
 		forecast: traffic.NewPerComponent(func() *forecast.ComponentEstimator { return forecast.NewComponent(opts.Forecast) }),
 		health:   traffic.NewPerComponent(func() *health.Tracker { return health.New(opts.Health) }),
+		handover: traffic.NewPerComponent(newHandoverMemory),
 		last:     make(map[string]map[string]traffic.GroupShare),
 	}
 }
@@ -149,6 +151,10 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		}
 		a.last[component] = now
 	}
+	memories := make(map[string]*handoverMemory, len(plans))
+	for component := range plans {
+		memories[component] = a.handover.Get(component)
+	}
 	routes, err := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
 		p, ok := plans[component]
 		if !ok {
@@ -162,7 +168,9 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		if err != nil || !ok || !a.opts.LeaveToEnvoy {
 			return r, ok, err
 		}
-		h := judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component))
+		m := memories[component]
+		m.observe(observedInformed(p.groups), fresh)
+		h := m.settle(judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component), m.informed), fresh)
 		r.Notes = append(r.Notes, h.note())
 		if h.envoy {
 			r.Envoy, r.Sources, r.SlowLinks, r.RemovedLinks, r.KeptSlowUpToMs, r.Cost = true, nil, 0, 0, 0, h.spreadCost

@@ -19,32 +19,36 @@ import (
 // table only where it pays (or where a group is not Healthy, as only a table
 // can cut it); elsewhere it leaves the component to Envoy.
 //
-// The prices are mean waits of M/M/c queues. Least-request, inside a node
-// under a table or over every pod without one, lies between two limits.
-// Where a sidecar's counts tell the two pods it drew apart, it keeps their
-// queues even, as one queue pooled over the pods would. Where they do not (a
-// sidecar with as many requests in flight to both, typically none, keeps the
-// first), the pick is blind: priced as a split in proportion to each pod's
-// capacity, every pod its own queue. The informed fraction is the chance
-// that the two pods drawn are distinct and that the sidecar's counts to
-// them differ, each count Poisson with mean q = requests in flight ÷
-// (calling sidecars × pods). Many callers or few requests in flight make
-// the counts thin, and least-request close to blind, with or without a
-// table; a table also narrows the sidecars that send to each node, which
-// thickens their counts there.
+// The prices are mean response times (wait and service) of M/M/c queues:
+// a split that sends more to slow pods costs their longer service too.
+// Least-request, inside a node under a table or over every pod without
+// one, lies between two limits. Where a sidecar's counts tell the two pods
+// it drew apart, it keeps their queues even, as one queue pooled over the
+// pods would. Where they do not (a sidecar with as many requests in flight
+// to both, typically none, keeps the first it drew), the pick is blind:
+// every pod gets the same part whatever its speed, and is its own queue,
+// as Envoy's P2C gives. The informed fraction is the chance that the two
+// pods drawn are distinct and that the sidecar's counts to them differ,
+// each count Poisson with mean q = requests in flight ÷ (calling sidecars
+// × pods). Many callers or few requests in flight make the counts thin,
+// and least-request close to blind, with or without a table; a table also
+// narrows the sidecars that send to each node, which thickens their counts
+// there.
 //
-// The blind limit is generous to least-request, which really ignores
-// capacity when blind, and so is the pooled one, which two informed choices
-// do not reach. The error leans toward handing over, on purpose: a wrong
-// handover costs at most the network time the table would have saved, a
-// wrong table costs queueing that grows without bound as the nodes fill.
+// The pooled limit is generous to least-request, which two informed
+// choices do not reach. The error leans toward handing over, on purpose: a
+// wrong handover costs at most the network time the table would have
+// saved, a wrong table costs queueing that grows without bound as the
+// nodes fill. Where the blind picks alone would overload a slow pod, the
+// table, which splits by capacity, is kept.
 
 // handover is the verdict for one component.
 type handover struct {
 	// envoy is true when the component is left to Envoy.
 	envoy bool
 	// savingMs is the network time per request (both ways) the table saves
-	// against least-request's spread; queueingMs the mean wait it adds.
+	// against least-request's spread; queueingMs the mean response time
+	// (queueing and service) it adds, negative where it saves some.
 	savingMs, queueingMs float64
 	// spreadCost is least-request's Σ traffic × one-way delay, the route's
 	// Cost when it is left to Envoy.
@@ -52,12 +56,17 @@ type handover struct {
 	// why explains a table kept without pricing (missing data, a group not
 	// Healthy); empty when the prices decided.
 	why string
+	// held explains a verdict in force kept against the prices
+	// (hysteresis.go); empty when the prices decided.
+	held string
 }
 
 // judgeHandover prices route r, whose Groups carry the shares the table
 // would give, against least-request's spread of the same traffic;
-// callersOn counts the calling sidecars on each node.
-func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies []traffic.Amount, callersOn map[string]int) handover {
+// callersOn counts the calling sidecars on each node. informed is the
+// fraction of least-request's picks its measured split showed informed
+// (observedInformed), NaN to price it from the sidecars' counts.
+func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies []traffic.Amount, callersOn map[string]int, informed float64) handover {
 	for _, g := range r.Groups {
 		if g.Health != "" && g.Health != string(health.Healthy) {
 			return handover{why: "a group is " + g.Health + ": only a table can cut it"}
@@ -93,15 +102,19 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 		capacity += groupCapacity[i]
 		allPods = append(allPods, podRates[i]...)
 		if s := shares[g.Node]; s > 0 {
-			table += s * leastRequestWait(s*lambda, podRates[i], callersTo[g.Node])
+			w, _ := leastRequestResponse(s*lambda, podRates[i], callersTo[g.Node], math.NaN())
+			table += s * w
 		}
 	}
-	envoy := leastRequestWait(lambda, allPods, allCallers)
+	envoy, saturated := leastRequestResponse(lambda, allPods, allCallers, informed)
 	queueingMs := 1000 * (table - envoy)
-	if math.IsInf(envoy, 1) {
-		// Saturated whatever the split: only per-request balancing spreads
-		// the excess by each pod's speed.
+	switch {
+	case saturated || math.IsInf(table, 1):
+		// Saturated whatever the split, or by the table's: only per-request
+		// balancing spreads the excess by each pod's speed.
 		queueingMs = math.Inf(1)
+	case math.IsInf(envoy, 1):
+		queueingMs = math.Inf(-1)
 	}
 	// Network: least-request's spread sends each node a part in proportion
 	// to its capacity, from every caller alike.
@@ -125,31 +138,83 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread}
 }
 
-// leastRequestWait is the mean wait when callers sidecars spread lambda
-// requests per second over pods of the given service rates by
-// least-request: between the pooled and the blind limit by the informed
-// fraction (see above).
-func leastRequestWait(lambda float64, rates []float64, callers int) float64 {
+// leastRequestResponse is the mean response time when callers sidecars
+// spread lambda requests per second over pods of the given service rates
+// by least-request: between the pooled and the blind limit by the informed
+// fraction (see above), or by informed where it is not NaN. saturated is
+// true when even the pooled limit cannot serve lambda; the time is +Inf
+// then, and also when only the blind split cannot.
+func leastRequestResponse(lambda float64, rates []float64, callers int, informed float64) (seconds float64, saturated bool) {
 	k := float64(len(rates))
 	capacity := 0.0
 	for _, mu := range rates {
 		capacity += mu
 	}
-	pooled := queueing.MeanWait(len(rates), lambda, capacity/k)
+	pooled := queueing.MeanWait(len(rates), lambda, capacity/k) + k/capacity
 	if math.IsInf(pooled, 1) {
-		return pooled
+		return pooled, true
 	}
-	// Blind: pod i gets λ·μᵢ/Σμ, so every pod runs at the same utilisation.
-	blind := 0.0
+	// The informed fraction, from the requests in flight (Little's law)
+	// spread over every caller–pod pair, on the uniform split every pick
+	// would make blind. Where that split overloads a pod, its counts are
+	// thick and never tie.
+	if math.IsNaN(informed) {
+		q := lambda * blindResponse(lambda, rates, capacity, 0) / (float64(max(callers, 1)) * k)
+		informed = (1 - 1/k) * (1 - queueing.TieProbability(q))
+	}
+	// Blind picks land on every pod alike, each pod its own queue, loaded
+	// by the informed picks in proportion to capacity and by the blind
+	// ones evenly.
+	blind := blindResponse(lambda, rates, capacity, informed)
+	return informed*pooled + (1-informed)*blind, false
+}
+
+// blindResponse is the mean response time of a request sent to a pod
+// drawn uniformly, when pod i serves λ·(informed·μᵢ/capacity + (1 −
+// informed)/k) in a queue of its own. +Inf when that overloads a pod.
+func blindResponse(lambda float64, rates []float64, capacity, informed float64) float64 {
+	k := float64(len(rates))
+	sum := 0.0
 	for _, mu := range rates {
-		blind += mu / capacity * queueing.MeanWait(1, lambda*mu/capacity, mu)
+		part := informed*mu/capacity + (1-informed)/k
+		sum += (queueing.MeanWait(1, lambda*part, mu) + 1/mu) / k
 	}
-	// Requests in flight on the blind split (Little's law), spread over
-	// every caller–pod pair.
-	inFlight := lambda * (k/capacity + blind)
-	q := inFlight / (float64(max(callers, 1)) * k)
-	informed := (1 - 1/k) * (1 - queueing.TieProbability(q))
-	return pooled + (1-informed)*(blind-pooled)
+	return sum
+}
+
+// observedInformed is the informed fraction f that the measured split of
+// a component left to Envoy shows: each pod's part of the requests is
+// f·μᵢ/Σμ + (1 − f)/k (see blindResponse), fitted by least squares over the
+// pods. NaN when the split cannot tell: no measurements, or pods whose
+// capacities differ by less than a tenth of an even share (root mean
+// square), where every f gives nearly the same split and the few percent
+// of sampling noise in a scrape's counts would decide.
+func observedInformed(groups []traffic.Group) float64 {
+	lambda, podRates, ok := serviceRates(groups)
+	if !ok || !(lambda > 0) {
+		return math.NaN()
+	}
+	var capacity float64
+	var k int
+	for _, rates := range podRates {
+		for _, mu := range rates {
+			capacity += mu
+			k++
+		}
+	}
+	even := 1 / float64(k)
+	var sxy, sxx float64
+	for i, g := range groups {
+		for j, r := range g.Replicas {
+			x := podRates[i][j]/capacity - even
+			sxy += x * (r.Requests/lambda - even)
+			sxx += x * x
+		}
+	}
+	if k < 2 || math.Sqrt(sxx/float64(k)) < even/10 {
+		return math.NaN()
+	}
+	return math.Min(math.Max(sxy/sxx, 0), 1-even)
 }
 
 // serviceRates measures a component: the request rate it serves, and per
@@ -206,10 +271,26 @@ func (h handover) note() string {
 	switch {
 	case h.why != "":
 		return h.why
+	case h.held != "" && h.envoy:
+		return "left to Envoy's least-request: " + h.held
+	case h.held != "":
+		return "table written: " + h.held
 	case h.envoy:
-		return fmt.Sprintf("left to Envoy's least-request: the table would save %.2f ms of network per request and add %.2f ms of queueing", h.savingMs, h.queueingMs)
+		return fmt.Sprintf("left to Envoy's least-request: the table would save %.2f ms of network per request and %s", h.savingMs, h.queueingPhrase("would save", "would add"))
 	default:
-		return fmt.Sprintf("table written: it saves %.2f ms of network per request and adds %.2f ms of queueing", h.savingMs, h.queueingMs)
+		return fmt.Sprintf("table written: it saves %.2f ms of network per request and %s", h.savingMs, h.queueingPhrase("saves", "adds"))
+	}
+}
+
+// queueingPhrase says what the table does to queueing and service.
+func (h handover) queueingPhrase(save, add string) string {
+	switch {
+	case math.IsInf(h.queueingMs, -1):
+		return "spares least-request's blind split, which would overload a slow pod"
+	case h.queueingMs < 0:
+		return fmt.Sprintf("%s %.2f ms of queueing and service", save, -h.queueingMs)
+	default:
+		return fmt.Sprintf("%s %.2f ms of queueing and service", add, h.queueingMs)
 	}
 }
 

@@ -172,6 +172,13 @@ func TestHandoverCanBeSwitchedOff(t *testing.T) {
 // judgeHandoverOf prices B's table in a fresh ARTT's first allocation.
 func judgeHandoverOf(t *testing.T, s traffic.Snapshot) handover {
 	t.Helper()
+	return judgeHandoverOfWith(t, s, math.NaN())
+}
+
+// judgeHandoverOfWith prices it with least-request's informed fraction
+// given (NaN: from the sidecars' counts).
+func judgeHandoverOfWith(t *testing.T, s traffic.Snapshot, informed float64) handover {
+	t.Helper()
 	opts := DefaultOptions()
 	opts.LeaveToEnvoy = false
 	r := routeB(t, opts, s)
@@ -180,5 +187,63 @@ func judgeHandoverOf(t *testing.T, s traffic.Snapshot) handover {
 		t.Fatal(err)
 	}
 	groups, supplies, _ := problem(x, "B")
-	return judgeHandover(x, r, groups, supplies, callersOn(x, "B"))
+	return judgeHandover(x, r, groups, supplies, callersOn(x, "B"), informed)
+}
+
+// splitGroups is one pod per node, the pods' CPU seconds per request
+// costs[i], serving lambda requests per second split as
+// informed·μᵢ/Σμ + (1 − informed)/k.
+func splitGroups(lambda, informed float64, costs ...float64) []traffic.Group {
+	capacity := 0.0
+	for _, c := range costs {
+		capacity += 1 / c
+	}
+	k := float64(len(costs))
+	var groups []traffic.Group
+	for i, c := range costs {
+		requests := lambda * (informed*(1/c)/capacity + (1-informed)/k)
+		groups = append(groups, traffic.Group{Component: "B", Node: fmt.Sprintf("n%d", i), Replicas: []traffic.Replica{{
+			Name: fmt.Sprintf("b-%d", i), Component: "B", Node: fmt.Sprintf("n%d", i), Ready: true,
+			CPU: requests * c, CPULimit: 1, Requests: requests,
+		}}})
+	}
+	return groups
+}
+
+// The fit recovers the informed fraction a split was made with, reads an
+// even split over unequal pods as blind, and declines where the pods are
+// too alike for the split to tell.
+func TestObservedInformedFitsTheMeasuredSplit(t *testing.T) {
+	for _, f := range []float64{0, 0.3, 0.6} {
+		got := observedInformed(splitGroups(200, f, 0.004, 0.005, 0.007, 0.008))
+		if math.Abs(got-f) > 1e-9 {
+			t.Errorf("split made with informed %.1f: fitted %.4f", f, got)
+		}
+	}
+	if got := observedInformed(splitGroups(200, 0.5, 0.005, 0.005, 0.00505)); !math.IsNaN(got) {
+		t.Errorf("pods within 1%% of each other: fitted %v, want NaN (cannot tell)", got)
+	}
+}
+
+// Least-request measured blind where the sidecars' counts would call it
+// informed: the Envoy price rises, and the table wins where the model
+// alone handed the component over.
+func TestMeasuredBlindSplitKeepsTheTable(t *testing.T) {
+	s := callerCallee(3, 3, 1, 120, 12.5, 0.4)
+	for i := range s.Replicas { // n2's pod needs 60% more CPU per request
+		if s.Replicas[i].Name == "b-2-0" {
+			s.Replicas[i].CPU *= 1.6
+		}
+	}
+	model := judgeHandoverOfWith(t, s, math.NaN())
+	blind := judgeHandoverOfWith(t, s, 0)
+	if !model.envoy {
+		t.Fatalf("the modelled verdict is already the table (%q): the case shows nothing", model.note())
+	}
+	if !(blind.queueingMs < model.queueingMs) {
+		t.Errorf("table's queueing against a blind Envoy %.3f ms, against the modelled one %.3f ms; want lower", blind.queueingMs, model.queueingMs)
+	}
+	if blind.envoy {
+		t.Errorf("measured blind split: notes %q; want the table", blind.note())
+	}
 }
