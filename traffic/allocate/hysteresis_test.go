@@ -6,50 +6,39 @@ import (
 	"testing"
 )
 
-// verdictOf is the prices' verdict for a margin of saving − queueing ms.
+// verdictOf is the prices' verdict for a saving and a queueing in ms.
 func verdictOf(savingMs, queueingMs float64) handover {
 	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs}
 }
 
-// Margins that scatter around zero keep the first verdict; a margin that
-// clears twice the deviation flips it, and so does saturation at once.
-func TestHandoverVerdictHoldsWithinItsScatter(t *testing.T) {
+// Margins inside a tenth of the stake keep the verdict in force, either
+// way; one past it flips the verdict at once, at any scale.
+func TestHandoverVerdictHoldsInsideItsBand(t *testing.T) {
 	m := newHandoverMemory()
 	if h := m.settle(verdictOf(1.0, 0.6), true); h.envoy {
 		t.Fatal("first verdict (saving 1.0 > queueing 0.6) should be the table")
 	}
-	// D alternates ±0.2 around 0: the mean deviation settles near 0.2
-	// and the band near 0.4, so none of these flips the table.
-	for i := range 20 {
-		q := 0.8
-		if i%2 == 1 {
-			q = 1.2
-		}
-		h := m.settle(verdictOf(1.0, q), true)
-		if h.envoy {
-			t.Fatalf("cycle %d: margin %.1f flipped the verdict (band %.3f)", i, 1.0-q, flipDeviations*m.dev)
-		}
-		if q > 1 && !strings.Contains(h.note(), "verdict held") {
-			t.Errorf("cycle %d: note %q does not say the verdict was held", i, h.note())
-		}
+	// Queueing 1.15 against a saving of 1.0: a margin of −0.15 ms, inside
+	// 0.1 × 2.15 ms. The table stays, and says so.
+	h := m.settle(verdictOf(1.0, 1.15), true)
+	if h.envoy || !strings.Contains(h.note(), "verdict held") {
+		t.Errorf("margin −0.15 of 2.15 ms: envoy %v, note %q; want the table held", h.envoy, h.note())
 	}
-	if m.dev < 0.1 || m.dev > 0.4 {
-		t.Errorf("mean deviation %.3f after ±0.2 ms scatter, want about 0.2", m.dev)
+	// Queueing 1.3: −0.3 ms, past 0.23 ms. Envoy takes over.
+	if h := m.settle(verdictOf(1.0, 1.3), true); !h.envoy || h.held != "" {
+		t.Errorf("margin −0.3 of 2.3 ms: envoy %v, held %q; want Envoy on the prices", h.envoy, h.held)
 	}
-	// A margin of −1 ms is well past the band: Envoy takes over.
-	if h := m.settle(verdictOf(1.0, 2.0), true); !h.envoy || h.held != "" {
-		t.Errorf("margin −1 ms: envoy %v, held %q; want Envoy on the prices", h.envoy, h.held)
+	// Back to +0.15 of 1.85 ms: inside the band, Envoy stays.
+	if h := m.settle(verdictOf(1.0, 0.85), true); !h.envoy {
+		t.Error("margin +0.15 of 1.85 ms right after the flip: want Envoy held")
 	}
-	// Back to a slightly positive margin: within the band, Envoy stays.
-	if h := m.settle(verdictOf(1.0, 0.9), true); !h.envoy {
-		t.Error("margin +0.1 ms right after the flip: want Envoy held")
+	// A load step that makes the table save 30 ms flips it back at once.
+	if h := m.settle(verdictOf(1.0, -30), true); h.envoy {
+		t.Error("the table saves 31 ms: want the table")
 	}
-	// A table that spares an overloaded blind split flips at once.
-	if h := m.settle(verdictOf(1.0, math.Inf(-1)), true); h.envoy {
-		t.Error("infinite margin for the table: want the table")
-	}
-	if math.IsInf(m.mean, 0) || math.IsInf(m.dev, 0) {
-		t.Errorf("an infinite margin entered the scatter: mean %v, dev %v", m.mean, m.dev)
+	// Saturation flips at once whatever the band.
+	if h := m.settle(verdictOf(1.0, math.Inf(1)), true); !h.envoy {
+		t.Error("saturated: want Envoy")
 	}
 }
 
@@ -57,9 +46,30 @@ func TestHandoverVerdictHoldsWithinItsScatter(t *testing.T) {
 // margin inside the band keeps it.
 func TestHandoverVerdictForcedTableIsInForce(t *testing.T) {
 	m := newHandoverMemory()
-	m.settle(verdictOf(0.2, 1.0), true) // Envoy, band 0.8
+	m.settle(verdictOf(0.2, 1.0), true) // Envoy
 	m.settle(handover{why: "a group is Degraded: only a table can cut it"}, true)
-	if h := m.settle(verdictOf(0.5, 0.6), true); h.envoy {
-		t.Error("margin −0.1 ms after a forced table: want the table held")
+	if h := m.settle(verdictOf(0.5, 0.55), true); h.envoy {
+		t.Error("margin −0.05 of 1.05 ms after a forced table: want the table held")
+	}
+}
+
+// The split is read as Envoy's only from the second measurement after a
+// handover on.
+func TestHandoverMemoryMeasuresEnvoyOnlyAfterTheWindow(t *testing.T) {
+	m := newHandoverMemory()
+	m.observe(0.4, true)                // the table's split, before any verdict
+	m.settle(verdictOf(0.2, 1.0), true) // Envoy from this cycle
+	m.observe(0.4, true)                // its window still holds the table
+	m.settle(verdictOf(0.2, 1.0), true)
+	if !math.IsNaN(m.informed) {
+		t.Fatalf("informed %v from the first measurement after the handover, want none yet", m.informed)
+	}
+	m.observe(0.4, true)
+	if m.informed != 0.4 {
+		t.Errorf("informed %v two measurements after the handover, want 0.4", m.informed)
+	}
+	m.observe(0.9, false)
+	if m.informed != 0.4 {
+		t.Errorf("a repeated measurement changed informed to %v", m.informed)
 	}
 }
