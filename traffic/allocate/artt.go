@@ -34,7 +34,7 @@ func NewARTT(opts Options) *ARTT {
 		memo:     newSolutionMemo(),
 		forecast: traffic.NewPerComponent(func() *forecast.ComponentEstimator { return forecast.NewComponent(opts.Forecast) }),
 		health:   traffic.NewPerComponent(func() *health.Tracker { return health.New(opts.Health) }),
-		handover: traffic.NewPerComponent(newHandoverMemory),
+		handover: traffic.NewPerComponent(func() *handoverMemory { return new(handoverMemory) }),
 		last:     make(map[string]map[string]traffic.GroupShare),
 	}
 }
@@ -168,9 +168,7 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		if err != nil || !ok || !a.opts.LeaveToEnvoy {
 			return r, ok, err
 		}
-		m := memories[component]
-		m.observe(observedInformed(p.groups), fresh)
-		h := m.settle(judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component), m.informed), fresh)
+		h := memories[component].settle(judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component)))
 		r.Notes = append(r.Notes, h.note())
 		if h.envoy {
 			r.Envoy, r.Sources, r.SlowLinks, r.RemovedLinks, r.KeptSlowUpToMs, r.Cost = true, nil, 0, 0, 0, h.spreadCost

@@ -63,10 +63,8 @@ type handover struct {
 
 // judgeHandover prices route r, whose Groups carry the shares the table
 // would give, against least-request's spread of the same traffic;
-// callersOn counts the calling sidecars on each node. informed is the
-// fraction of least-request's picks its measured split showed informed
-// (observedInformed), NaN to price it from the sidecars' counts.
-func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies []traffic.Amount, callersOn map[string]int, informed float64) handover {
+// callersOn counts the calling sidecars on each node.
+func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies []traffic.Amount, callersOn map[string]int) handover {
 	for _, g := range r.Groups {
 		if g.Health != "" && g.Health != string(health.Healthy) {
 			return handover{why: "a group is " + g.Health + ": only a table can cut it"}
@@ -102,11 +100,11 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 		capacity += groupCapacity[i]
 		allPods = append(allPods, podRates[i]...)
 		if s := shares[g.Node]; s > 0 {
-			w, _ := leastRequestResponse(s*lambda, podRates[i], callersTo[g.Node], math.NaN())
+			w, _ := leastRequestResponse(s*lambda, podRates[i], callersTo[g.Node])
 			table += s * w
 		}
 	}
-	envoy, saturated := leastRequestResponse(lambda, allPods, allCallers, informed)
+	envoy, saturated := leastRequestResponse(lambda, allPods, allCallers)
 	queueingMs := 1000 * (table - envoy)
 	switch {
 	case saturated || math.IsInf(table, 1):
@@ -141,10 +139,10 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 // leastRequestResponse is the mean response time when callers sidecars
 // spread lambda requests per second over pods of the given service rates
 // by least-request: between the pooled and the blind limit by the informed
-// fraction (see above), or by informed where it is not NaN. saturated is
-// true when even the pooled limit cannot serve lambda; the time is +Inf
-// then, and also when only the blind split cannot.
-func leastRequestResponse(lambda float64, rates []float64, callers int, informed float64) (seconds float64, saturated bool) {
+// fraction (see above). saturated is true when even the pooled limit
+// cannot serve lambda; the time is +Inf then, and also when only the blind
+// picks cannot.
+func leastRequestResponse(lambda float64, rates []float64, callers int) (seconds float64, saturated bool) {
 	k := float64(len(rates))
 	capacity := 0.0
 	for _, mu := range rates {
@@ -158,10 +156,8 @@ func leastRequestResponse(lambda float64, rates []float64, callers int, informed
 	// spread over every caller–pod pair, on the uniform split every pick
 	// would make blind. Where that split overloads a pod, its counts are
 	// thick and never tie.
-	if math.IsNaN(informed) {
-		q := lambda * blindResponse(lambda, rates, capacity, 0) / (float64(max(callers, 1)) * k)
-		informed = (1 - 1/k) * (1 - queueing.TieProbability(q))
-	}
+	q := lambda * blindResponse(lambda, rates, capacity, 0) / (float64(max(callers, 1)) * k)
+	informed := (1 - 1/k) * (1 - queueing.TieProbability(q))
 	// Blind picks land on every pod alike, each pod its own queue, loaded
 	// by the informed picks in proportion to capacity and by the blind
 	// ones evenly.
@@ -180,41 +176,6 @@ func blindResponse(lambda float64, rates []float64, capacity, informed float64) 
 		sum += (queueing.MeanWait(1, lambda*part, mu) + 1/mu) / k
 	}
 	return sum
-}
-
-// observedInformed is the informed fraction f that the measured split of
-// a component left to Envoy shows: each pod's part of the requests is
-// f·μᵢ/Σμ + (1 − f)/k (see blindResponse), fitted by least squares over the
-// pods. NaN when the split cannot tell: no measurements, or pods whose
-// capacities differ by less than a tenth of an even share (root mean
-// square), where every f gives nearly the same split and the few percent
-// of sampling noise in a scrape's counts would decide.
-func observedInformed(groups []traffic.Group) float64 {
-	lambda, podRates, ok := serviceRates(groups)
-	if !ok || !(lambda > 0) {
-		return math.NaN()
-	}
-	var capacity float64
-	var k int
-	for _, rates := range podRates {
-		for _, mu := range rates {
-			capacity += mu
-			k++
-		}
-	}
-	even := 1 / float64(k)
-	var sxy, sxx float64
-	for i, g := range groups {
-		for j, r := range g.Replicas {
-			x := podRates[i][j]/capacity - even
-			sxy += x * (r.Requests/lambda - even)
-			sxx += x * x
-		}
-	}
-	if k < 2 || math.Sqrt(sxx/float64(k)) < even/10 {
-		return math.NaN()
-	}
-	return math.Min(math.Max(sxy/sxx, 0), 1-even)
 }
 
 // serviceRates measures a component: the request rate it serves, and per

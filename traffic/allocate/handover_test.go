@@ -172,13 +172,6 @@ func TestHandoverCanBeSwitchedOff(t *testing.T) {
 // judgeHandoverOf prices B's table in a fresh ARTT's first allocation.
 func judgeHandoverOf(t *testing.T, s traffic.Snapshot) handover {
 	t.Helper()
-	return judgeHandoverOfWith(t, s, math.NaN())
-}
-
-// judgeHandoverOfWith prices it with least-request's informed fraction
-// given (NaN: from the sidecars' counts).
-func judgeHandoverOfWith(t *testing.T, s traffic.Snapshot, informed float64) handover {
-	t.Helper()
 	opts := DefaultOptions()
 	opts.LeaveToEnvoy = false
 	r := routeB(t, opts, s)
@@ -187,63 +180,28 @@ func judgeHandoverOfWith(t *testing.T, s traffic.Snapshot, informed float64) han
 		t.Fatal(err)
 	}
 	groups, supplies, _ := problem(x, "B")
-	return judgeHandover(x, r, groups, supplies, callersOn(x, "B"), informed)
+	return judgeHandover(x, r, groups, supplies, callersOn(x, "B"))
 }
 
-// splitGroups is one pod per node, the pods' CPU seconds per request
-// costs[i], serving lambda requests per second split as
-// informed·μᵢ/Σμ + (1 − informed)/k.
-func splitGroups(lambda, informed float64, costs ...float64) []traffic.Group {
-	capacity := 0.0
-	for _, c := range costs {
-		capacity += 1 / c
+// Blind picks (sidecars far too many for their counts to differ) land on
+// a slow pod as often as on a fast one, each pod its own queue: two pods
+// of 100 and 50 requests per second at 90 per second answer in
+// (1/(100 − 45) + 1/(50 − 45)) ÷ 2 = 0.109 s on average, where a split by
+// capacity would answer in 0.033 s. At 125 per second the uniform split
+// would overload the slow pod, so the counts thicken and half the picks
+// are informed (two pods: the other half draw one pod twice), which still
+// sends the slow pod 125 × (½·⅓ + ½·½) = 52 per second: +Inf, yet not
+// saturation, as a split by capacity serves it.
+func TestBlindPicksLandOnEveryPodAlike(t *testing.T) {
+	got, saturated := leastRequestResponse(90, []float64{100, 50}, 1_000_000)
+	if want := (1.0/55 + 1.0/5) / 2; saturated || math.Abs(got-want) > 0.01*want {
+		t.Errorf("blind over 100 and 50 requests/s at 90: %.4f s (saturated %v), want %.4f s", got, saturated, want)
 	}
-	k := float64(len(costs))
-	var groups []traffic.Group
-	for i, c := range costs {
-		requests := lambda * (informed*(1/c)/capacity + (1-informed)/k)
-		groups = append(groups, traffic.Group{Component: "B", Node: fmt.Sprintf("n%d", i), Replicas: []traffic.Replica{{
-			Name: fmt.Sprintf("b-%d", i), Component: "B", Node: fmt.Sprintf("n%d", i), Ready: true,
-			CPU: requests * c, CPULimit: 1, Requests: requests,
-		}}})
+	got, saturated = leastRequestResponse(125, []float64{100, 50}, 1_000_000)
+	if saturated || !math.IsInf(got, 1) {
+		t.Errorf("blind picks overloading the slow pod: %v s, saturated %v; want +Inf, not saturated", got, saturated)
 	}
-	return groups
-}
-
-// The fit recovers the informed fraction a split was made with, reads an
-// even split over unequal pods as blind, and declines where the pods are
-// too alike for the split to tell.
-func TestObservedInformedFitsTheMeasuredSplit(t *testing.T) {
-	for _, f := range []float64{0, 0.3, 0.6} {
-		got := observedInformed(splitGroups(200, f, 0.004, 0.005, 0.007, 0.008))
-		if math.Abs(got-f) > 1e-9 {
-			t.Errorf("split made with informed %.1f: fitted %.4f", f, got)
-		}
-	}
-	if got := observedInformed(splitGroups(200, 0.5, 0.005, 0.005, 0.00505)); !math.IsNaN(got) {
-		t.Errorf("pods within 1%% of each other: fitted %v, want NaN (cannot tell)", got)
-	}
-}
-
-// Least-request measured blind where the sidecars' counts would call it
-// informed: the Envoy price rises, and the table wins where the model
-// alone handed the component over.
-func TestMeasuredBlindSplitKeepsTheTable(t *testing.T) {
-	s := callerCallee(3, 3, 1, 120, 12.5, 0.4)
-	for i := range s.Replicas { // n2's pod needs 60% more CPU per request
-		if s.Replicas[i].Name == "b-2-0" {
-			s.Replicas[i].CPU *= 1.6
-		}
-	}
-	model := judgeHandoverOfWith(t, s, math.NaN())
-	blind := judgeHandoverOfWith(t, s, 0)
-	if !model.envoy {
-		t.Fatalf("the modelled verdict is already the table (%q): the case shows nothing", model.note())
-	}
-	if !(blind.queueingMs < model.queueingMs) {
-		t.Errorf("table's queueing against a blind Envoy %.3f ms, against the modelled one %.3f ms; want lower", blind.queueingMs, model.queueingMs)
-	}
-	if blind.envoy {
-		t.Errorf("measured blind split: notes %q; want the table", blind.note())
+	if _, saturated = leastRequestResponse(160, []float64{100, 50}, 1); !saturated {
+		t.Error("160 requests/s over 150 of capacity: want saturated")
 	}
 }

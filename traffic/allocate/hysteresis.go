@@ -22,57 +22,27 @@ import (
 // their error flips the verdict at once, at any scale.
 const flipBand = 0.1
 
-// handoverMemory is one component's verdict in force and the informed
-// fraction of least-request's picks last seen in the component's own
-// split.
+// handoverMemory is one component's verdict in force.
 type handoverMemory struct {
-	known bool
-	envoy bool
-	// cycles counts the measurements since the verdict in force last
-	// changed, not counting the one that changed it.
-	cycles int
-	// informed is NaN until a split under Envoy was measured.
-	informed float64
+	known, envoy bool
 }
 
-// newHandoverMemory returns a memory with no verdict yet.
-func newHandoverMemory() *handoverMemory { return &handoverMemory{informed: math.NaN()} }
-
-// observe records the informed fraction the component's measured split
-// shows (observedInformed); call it once per new measurement, before
-// settle. A split measures Envoy only from the second measurement after
-// the handover: the first one's window (a minute of rates, two cycles)
-// still reaches back into the table's traffic.
-func (m *handoverMemory) observe(informed float64, learn bool) {
-	if learn && m.envoy && m.cycles >= 1 && !math.IsNaN(informed) {
-		m.informed = informed
-	}
-}
-
-// settle turns the prices' verdict into the one in force. learn counts a
-// new measurement; pass it once per measurement. A verdict kept without
-// pricing (h.why) is the table, in force from now on.
-func (m *handoverMemory) settle(h handover, learn bool) handover {
-	if learn {
-		m.cycles++
-	}
+// settle turns the prices' verdict into the one in force. A verdict kept
+// without pricing (h.why) is the table, in force from now on.
+func (m *handoverMemory) settle(h handover) handover {
 	if h.why != "" {
-		if m.envoy {
-			m.envoy, m.cycles = false, 0
-		}
+		m.envoy = false
 		return h
 	}
 	if !m.known {
-		m.known, m.envoy, m.cycles = true, h.envoy, 0
+		m.known, m.envoy = true, h.envoy
 		return h
 	}
 	d := h.savingMs - h.queueingMs
 	band := flipBand * (math.Abs(h.savingMs) + math.Abs(h.queueingMs))
 	switch {
 	case m.envoy && d > band, !m.envoy && d < -band, math.IsInf(d, 0):
-		if m.envoy != h.envoy {
-			m.envoy, m.cycles = h.envoy, 0
-		}
+		m.envoy = h.envoy
 	case m.envoy != h.envoy:
 		h.held = fmt.Sprintf("verdict held: a margin of %.2f ms is within a tenth of the %.2f ms at stake", d, math.Abs(h.savingMs)+math.Abs(h.queueingMs))
 		h.envoy = m.envoy
