@@ -5,8 +5,10 @@ package loadtest
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -102,18 +104,42 @@ func Rate(l Loaded, traceDir string) (workload.Rate, error) {
 			return workload.Rate{}, err
 		}
 		if data, err = os.ReadFile(path); err != nil {
-			return workload.Rate{}, fmt.Errorf("workload.trace.file: %w", err)
+			return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.file", Value: t.File, Reason: "unreadable: " + err.Error()}
 		}
 	}
 	series, err := workload.ParseCSV(data, t.Column)
-	if err != nil {
-		return workload.Rate{}, fmt.Errorf("workload.trace.file %s: %w", t.File, err)
+	var missing *workload.ColumnError
+	switch {
+	case errors.As(err, &missing):
+		return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.column", Value: t.Column, Reason: fmt.Sprintf("not in the header of %s %v", t.File, missing.Header)}
+	case err != nil:
+		return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.file", Value: t.File, Reason: err.Error()}
 	}
-	rate, err := workload.Replay(series, t.Start, t.SecondsPerRow, l.Scenario.Duration.Seconds()+l.Scenario.Workload.Timeout.Seconds(), t.MinRate, t.MaxRate)
-	if err != nil {
-		return workload.Rate{}, fmt.Errorf("workload.trace: %w", err)
+	// The clients keep sending until the run ends, and the last requests
+	// may wait a timeout for their answer.
+	needed := l.Scenario.Duration.Seconds() + w.Timeout.Seconds()
+	rows := int(math.Ceil(needed / t.SecondsPerRow))
+	if t.Start+rows > len(series.Values) {
+		return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.start", Value: t.Start, Reason: fmt.Sprintf(
+			"%s has %d rows; the duration and the client timeout (%g s) at %g s per row need %d from row %d", t.File, len(series.Values), needed, t.SecondsPerRow, rows, t.Start)}
 	}
-	return rate, nil
+	return workload.Replay(series, t.Start, t.SecondsPerRow, needed, t.MinRate, t.MaxRate)
+}
+
+// Check finds what would stop Run: the arrival rate (trace file, column and
+// length) and every run's emulator, built but not run. A scenario Check
+// accepts runs.
+func Check(l Loaded, traceDir string) error {
+	rate, err := Rate(l, traceDir)
+	if err != nil {
+		return err
+	}
+	for _, run := range l.Scenario.Runs {
+		if _, err := emulator.New(l.Scenario, run, rate, emulator.Options{}); err != nil {
+			return fmt.Errorf("run %s: %w", run.Label(), err)
+		}
+	}
+	return nil
 }
 
 func findTrace(file, dir, traceDir string) (string, error) {
@@ -131,7 +157,7 @@ func findTrace(file, dir, traceDir string) (string, error) {
 			return c, nil
 		}
 	}
-	return "", fmt.Errorf("workload.trace.file = %q: not found next to the scenario or in --trace-dir (%q)", file, traceDir)
+	return "", &scenario.FieldError{Field: "workload.trace.file", Value: file, Reason: fmt.Sprintf("not found next to the scenario or in --trace-dir (%q)", traceDir)}
 }
 
 // Run simulates every selected run of a scenario and returns the results

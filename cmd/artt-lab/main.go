@@ -4,7 +4,7 @@
 //
 //	artt-lab list                      the built-in scenarios
 //	artt-lab run [flags] SCENARIO...   run built-in names or scenario files
-//	artt-lab validate FILE...          check scenario files
+//	artt-lab validate [--trace-dir D] FILE...   check scenario files as run would
 //	artt-lab import [flags]            a scenario from a live cluster's Prometheus
 package main
 
@@ -30,7 +30,8 @@ const usage = `artt-lab: ARTT on an emulated heterogeneous cluster, beside the b
 Usage:
   artt-lab list
   artt-lab run [flags] SCENARIO...     SCENARIO is a built-in name or a YAML/JSON file
-  artt-lab validate FILE...
+  artt-lab validate [--trace-dir DIR] SCENARIO...
+                                       check scenarios as run would (trace files, columns and length included), without running them
   artt-lab import --prometheus URL --namespace NS [--since 24h] [--until TIME] [--step D] [--default-delay D] [--out FILE]
                                        a scenario from a live cluster's Prometheus, its workload trace beside it
   artt-lab threshold [--trace nasa|FILE] [--column C] [--start N] [--rows N] [--every N] [--modes artt,lare] [--set key=value]...
@@ -66,16 +67,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	case "validate":
-		if len(args) < 2 {
-			return errors.New("validate: name at least one scenario file")
-		}
-		for _, f := range args[1:] {
-			if _, err := loadtest.Load(f); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s: ok\n", f)
-		}
-		return nil
+		return validateScenarios(args[1:], stdout, stderr)
 	case "run":
 		return runScenarios(args[1:], stdout, stderr)
 	case "threshold":
@@ -148,65 +140,73 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 	if len(scenarios) == 0 {
 		return errors.New("run: name at least one scenario (artt-lab list shows the built-in ones)")
 	}
-	// Every scenario is loaded before any runs, so a misspelt third name
-	// fails at once, not after the first two have run for minutes.
-	loaded := make([]loadtest.Loaded, len(scenarios))
-	for i, name := range scenarios {
-		if loaded[i], err = loadtest.Load(name); err != nil {
-			return err
-		}
-	}
+	// Every scenario is checked before any runs, so a misspelt third name
+	// is reported at once, not after the first two have run for minutes;
+	// the valid ones still run.
+	good, bad := loadAndCheck(scenarios, opts.traceDir, stderr)
 	var names []string
 	var all [][]*emulator.Result
-	for _, l := range loaded {
-		o := loadtest.Options{TraceDir: opts.traceDir, Parallel: opts.parallel}
-		if opts.seed >= 0 {
-			s := uint64(opts.seed)
-			o.Seed = &s
-		}
-		if opts.runs != "" {
-			o.Runs = strings.Split(opts.runs, ",")
-		}
-		if opts.logAllocations {
-			dir := filepath.Join(opts.out, l.Scenario.Name)
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			f, err := os.Create(filepath.Join(dir, "allocations.log"))
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			var mu sync.Mutex
-			o.Emulator.AllocationLog = func(line string) {
-				mu.Lock()
-				defer mu.Unlock()
-				fmt.Fprintln(f, line)
-			}
-		}
-		var bar *progressBar
-		if !opts.quiet {
-			bar = newProgressBar(stderr, l.Scenario.Name)
-			o.Progress = bar.update
-		}
-		start := time.Now()
-		results, err := loadtest.Run(l, o)
-		if bar != nil {
-			bar.done()
-		}
+	for _, c := range good {
+		results, err := runOne(c.l, opts, stdout, stderr)
 		if err != nil {
-			return err
+			fmt.Fprintf(stderr, "%s: %v\n", c.name, err)
+			bad = append(bad, failure{c.name, err})
+			continue
 		}
-		if err := write(l, results, time.Since(start), opts, stdout); err != nil {
-			return err
-		}
-		names = append(names, l.Scenario.Name)
+		names = append(names, c.l.Scenario.Name)
 		all = append(all, results)
 	}
-	if opts.summary != "" {
-		return writeSummary(opts.summary, names, all)
+	if opts.summary != "" && len(bad) == 0 {
+		if err := writeSummary(opts.summary, names, all); err != nil {
+			return err
+		}
+	} else if opts.summary != "" {
+		fmt.Fprintf(stderr, "--summary %s not written: a table without the failed scenarios would drop their rows\n", opts.summary)
 	}
-	return nil
+	return failed(bad, len(scenarios))
+}
+
+// runOne runs one checked scenario and writes its reports.
+func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*emulator.Result, error) {
+	o := loadtest.Options{TraceDir: opts.traceDir, Parallel: opts.parallel}
+	if opts.seed >= 0 {
+		s := uint64(opts.seed)
+		o.Seed = &s
+	}
+	if opts.runs != "" {
+		o.Runs = strings.Split(opts.runs, ",")
+	}
+	if opts.logAllocations {
+		dir := filepath.Join(opts.out, l.Scenario.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		f, err := os.Create(filepath.Join(dir, "allocations.log"))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		var mu sync.Mutex
+		o.Emulator.AllocationLog = func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(f, line)
+		}
+	}
+	var bar *progressBar
+	if !opts.quiet {
+		bar = newProgressBar(stderr, l.Scenario.Name)
+		o.Progress = bar.update
+	}
+	start := time.Now()
+	results, err := loadtest.Run(l, o)
+	if bar != nil {
+		bar.done()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return results, write(l, results, time.Since(start), opts, stdout)
 }
 
 // writeSummary puts the cross-scenario table into a Markdown file's

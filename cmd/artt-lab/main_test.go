@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -72,8 +73,9 @@ func TestImportFlagsAreChecked(t *testing.T) {
 	}
 }
 
-// Flags may follow the scenario names, as the README writes them, and every
-// name is checked before any scenario runs.
+// Flags may follow the scenario names, as the README writes them, and a
+// misspelt name is reported before any scenario runs, which the valid ones
+// still do.
 func TestRunTakesFlagsAfterNames(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
@@ -89,12 +91,16 @@ func TestRunTakesFlagsAfterNames(t *testing.T) {
 		t.Errorf("the flags after the name were not applied: report\n%s", report)
 	}
 	second := t.TempDir()
-	err = run([]string{"run", "heart-pairwise", "no-such-scenario", "--quiet", "--out", second}, &stdout, &stderr)
+	stderr.Reset()
+	err = run([]string{"run", "heart-pairwise", "no-such-scenario", "--quiet", "--no-plots", "--policies", "heart", "--out", second}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "no-such-scenario") {
 		t.Fatalf("a misspelt second name: error %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(second, "heart-pairwise")); err == nil {
-		t.Errorf("heart-pairwise ran before the misspelt name was refused")
+	if !strings.HasPrefix(stderr.String(), "no-such-scenario: ") {
+		t.Errorf("the misspelt name was not the first thing reported:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(second, "heart-pairwise", "report.md")); err != nil {
+		t.Errorf("heart-pairwise did not run beside the misspelt name: %v", err)
 	}
 }
 
@@ -106,5 +112,100 @@ func TestParseInterspersed(t *testing.T) {
 	}
 	if want := []string{"a", "b", "--out", "c"}; !slices.Equal(got, want) || opts.seed != 7 || !opts.quiet || opts.out != "out" {
 		t.Errorf("positional %q, seed %d, quiet %v, out %q; want %q, 7, true, out", got, opts.seed, opts.quiet, opts.out, want)
+	}
+}
+
+// traceScenario is a one-component scenario replaying trace (a file name,
+// or "nasa") from row start, with extra workload.trace fields.
+func traceScenario(file string, start int, extra string) string {
+	return fmt.Sprintf(`name: traced
+duration: 2m
+cluster:
+  nodes: [{name: a, cores: 2}]
+application:
+  components:
+    - {name: web, cpuPerRequest: 2ms, replicas: 1}
+workload:
+  type: trace
+  timeout: 5s
+  trace: {file: %s, start: %d, secondsPerRow: 10, minRate: 5, maxRate: 20%s}
+runs: [{routing: least-request}]
+`, file, start, extra)
+}
+
+// validate refuses, with the field and the value, every scenario run
+// would fail on, and still says ok for the valid ones beside it.
+func TestValidateChecksWhatRunNeeds(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("short.csv", "minute,rate\n0,1\n1,2\n2,3\n")
+	if err := os.Mkdir(filepath.Join(dir, "folder.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good := write("good.yaml", traceScenario("nasa", 0, ""))
+	cases := []struct {
+		name, body string
+		says       []string
+	}{
+		// 2 min + 5 s timeout at 10 s per row is 13 rows; the file has 3.
+		{"too short", traceScenario("short.csv", 0, ""), []string{"workload.trace.start = 0", "3 rows", "need 13"}},
+		{"starts past the end", traceScenario("nasa", 20000, ""), []string{"workload.trace.start = 20000"}},
+		{"missing file", traceScenario("nowhere.csv", 0, ""), []string{"workload.trace.file = nowhere.csv", "not found"}},
+		{"unreadable file", traceScenario("folder.csv", 0, ""), []string{"workload.trace.file = folder.csv", "unreadable"}},
+		{"missing column", traceScenario("short.csv", 0, ", column: rps"), []string{"workload.trace.column = rps", "minute"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := write(strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.body)
+			var out, errOut bytes.Buffer
+			err := run([]string{"validate", good, bad}, &out, &errOut)
+			if err == nil {
+				t.Fatalf("validate accepted %s", tc.name)
+			}
+			for _, want := range append(tc.says, bad) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if !strings.Contains(out.String(), good+": ok") || strings.Contains(out.String(), bad+": ok") {
+				t.Errorf("stdout %q: want ok for %s only", out.String(), good)
+			}
+		})
+	}
+}
+
+// run runs every valid scenario, writes their reports, names each failed
+// one with its error, exits non-zero, and leaves the summary alone.
+func TestRunRunsEveryValidScenario(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(traceScenario("nasa", 20000, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(dir, "summary.md")
+	const doc = "before\n<!-- artt-lab summary start -->\nold\n<!-- artt-lab summary end -->\n"
+	if err := os.WriteFile(summary, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"run", "--quiet", "--no-plots", "--policies", "heart", "--out", out, "--summary", summary, bad, "demo"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 scenarios failed") || !strings.Contains(err.Error(), bad+": workload.trace.start") {
+		t.Fatalf("error %v; want one naming %s and its field", err, bad)
+	}
+	if _, err := os.Stat(filepath.Join(out, "demo", "report.md")); err != nil {
+		t.Errorf("the valid scenario's report was not written: %v", err)
+	}
+	if got, _ := os.ReadFile(summary); string(got) != doc {
+		t.Errorf("the summary was rewritten with a scenario missing:\n%s", got)
+	}
+	if !strings.Contains(stderr.String(), "not written") {
+		t.Errorf("stderr does not say the summary was left alone:\n%s", stderr.String())
 	}
 }

@@ -33,6 +33,16 @@ type Series struct {
 // missing data (the NASA trace's outages) and are spliced out.
 const maxFill = 10
 
+// ColumnError is a value column missing from a trace's header.
+type ColumnError struct {
+	Column string
+	Header []string
+}
+
+func (e *ColumnError) Error() string {
+	return fmt.Sprintf("trace column %q not in header %v", e.Column, e.Header)
+}
+
 // ParseCSV reads a CSV with a header. column names the value column ("" =
 // the last). When the first column holds timestamps, omitted rows (shorter
 // gaps than maxFill steps) are filled with zeros at the smallest step seen.
@@ -51,7 +61,7 @@ func ParseCSV(data []byte, column string) (Series, error) {
 			}
 		}
 		if col < 0 {
-			return Series{}, fmt.Errorf("trace column %q not in header %v", column, header)
+			return Series{}, &ColumnError{Column: column, Header: header}
 		}
 	}
 	var times []time.Time
