@@ -87,10 +87,14 @@ fuzz:
 		if [ -n "$(FUZZ_TIME)" ]; then budget=$(FUZZ_TIME); fi; echo "fuzz $$fn in ./$$pkg for $$budget"; \
 		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $$budget ./$$pkg || exit 1; done
 
-## soak: artt-scaler polled for 1,000 ScaledObjects for SOAK (30m), the heap sampled; prints its slope
+## soak: artt-scaler polled for 1,000 ScaledObjects for SOAK (30m), the heap sampled; then artt-traffic for SOAK on
+## envtest with Prometheus, an application created and one deleted every minute, the leader changed every 5 minutes;
+## prints the slopes of heap and goroutines and each new leader's largest share step
 SOAK ?= 30m
 soak:
 	ARTT_SOAK=$(SOAK) $(GO) test -count=1 -run TestSoak -v -timeout 2h ./scaler
+	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" ARTT_SOAK=$(SOAK) \
+		$(GO) test -count=1 -run TestTrafficSoak -v -timeout 2h ./traffic/controller
 
 ## bench-scaler: artt-scaler polling 1,000 ScaledObjects against a real Prometheus holding 90 minutes of their
 ## history (promtool backfill), whole ranges beside reused ones: queries, GetMetrics P50/P99, CPU, heap per round

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/artt-dev/artt/internal/stats"
 	pb "github.com/artt-dev/artt/proto/externalscaler"
 )
 
@@ -80,18 +81,6 @@ func TestSoak(t *testing.T) {
 		t.Errorf("%d polls failed", failures)
 	}
 	if len(xs) >= 2 {
-		var mx, my float64
-		for i := range xs {
-			mx += xs[i]
-			my += ys[i]
-		}
-		mx /= float64(len(xs))
-		my /= float64(len(ys))
-		var sxy, sxx float64
-		for i := range xs {
-			sxy += (xs[i] - mx) * (ys[i] - my)
-			sxx += (xs[i] - mx) * (xs[i] - mx)
-		}
-		t.Logf("heap slope after warm-up: %.2f KiB per minute (mean %.0f KiB over %d samples)", sxy/sxx, my, len(xs))
+		t.Logf("heap slope after warm-up: %.2f KiB per minute (mean %.0f KiB over %d samples)", stats.Slope(xs, ys), stats.Mean(ys), len(xs))
 	}
 }

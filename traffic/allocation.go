@@ -1,5 +1,7 @@
 package traffic
 
+import "time"
+
 // Allocation is a policy's answer for one snapshot.
 type Allocation struct {
 	// Policy names the policy that produced it.
@@ -136,4 +138,28 @@ type Policy interface {
 type Protector interface {
 	Policy
 	Protect(s Snapshot) (a Allocation, changed bool, err error)
+}
+
+// Resumer is a Policy whose learned state outlives its process: State is
+// one component's, which artt-traffic writes beside the component's rule,
+// and Resume takes every component's back in a new leader, before its
+// first cycle, seen at at. A state Resume cannot read is refused alone,
+// with its reason by component: that component starts from nothing, the
+// others resume.
+type Resumer interface {
+	Policy
+	State(component string) (state []byte, ok bool)
+	Resume(at time.Time, states map[string][]byte) (refused map[string]error)
+}
+
+// Tracked counts what a stateful policy keeps in memory.
+type Tracked struct {
+	Components, Groups, Replicas int
+}
+
+// Forgetter is a Policy that forgets components, groups and replicas gone
+// from the cluster, and says how many it tracks.
+type Forgetter interface {
+	Policy
+	Tracked() Tracked
 }

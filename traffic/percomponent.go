@@ -23,3 +23,31 @@ func (p *PerComponent[T]) Get(component string) T {
 	}
 	return s
 }
+
+// Lookup returns the component's state without creating it.
+func (p *PerComponent[T]) Lookup(component string) (T, bool) {
+	s, ok := p.byName[component]
+	return s, ok
+}
+
+// Set replaces the component's state.
+func (p *PerComponent[T]) Set(component string, s T) { p.byName[component] = s }
+
+// Forget drops the components gone reports true for.
+func (p *PerComponent[T]) Forget(gone func(component string) bool) {
+	for name := range p.byName {
+		if gone(name) {
+			delete(p.byName, name)
+		}
+	}
+}
+
+// Len is the number of components with state.
+func (p *PerComponent[T]) Len() int { return len(p.byName) }
+
+// Each calls f for every component's state.
+func (p *PerComponent[T]) Each(f func(component string, s T)) {
+	for name, s := range p.byName {
+		f(name, s)
+	}
+}

@@ -35,6 +35,7 @@ type flags struct {
 	prometheus, policy, leaseNamespace, metricsAddr, probeAddr string
 	topology                                                   string
 	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
+	forgetAfter                                                time.Duration
 	dryRun, labelNodes, leaderElect, leaveToEnvoy              bool
 	logLevel, logFormat                                        string
 	queries                                                    controller.Queries
@@ -54,6 +55,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
 	fs.StringVar(&f.topology, "topology-configmap", "artt-system/artt-topology", "namespace/name of the ConfigMap where each cycle publishes the measured node delays and call graph for artt-scheduler (empty: publish none)")
 	fs.BoolVar(&f.leaveToEnvoy, "leave-to-envoy", true, "artt policy: leave a component to Envoy's own least-request (locality load balancing off) when its table would save less network time than the queueing a static split adds; false always writes the table")
+	fs.DurationVar(&f.forgetAfter, "forget-after", 10*time.Minute, "artt policy: drop what was learned of a component (and of a component's pods on one node) this long after it was last seen; a Deployment recreated sooner resumes where it was")
 	fs.BoolVar(&f.labelNodes, "label-nodes", false, "label nodes that have a region and zone with topology.istio.io/subzone=<node name> (needs the node-labeller RBAC)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader on a Lease; only the leader writes")
 	fs.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease (default: the pod's namespace)")
@@ -107,6 +109,9 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if f.queryTimeout <= 0 {
 		problems = append(problems, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout))
+	}
+	if f.forgetAfter < f.interval {
+		problems = append(problems, fmt.Errorf("--forget-after = %s: must be at least --interval (%s), or a component is forgotten between two cycles", f.forgetAfter, f.interval))
 	}
 	if len(problems) > 0 {
 		return f, errors.Join(problems...)
@@ -219,5 +224,6 @@ func protectInterval(d time.Duration) time.Duration {
 func allocateOptions(f flags) allocate.Options {
 	o := allocate.DefaultOptions()
 	o.LeaveToEnvoy = f.leaveToEnvoy
+	o.ForgetAfter = f.forgetAfter
 	return o
 }

@@ -25,6 +25,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--interval=10ms"}, "--interval = 10ms"},
 		{[]string{"--protect-interval=100ms"}, "--protect-interval = 100ms"},
 		{[]string{"--query-timeout=0s"}, "--query-timeout"},
+		{[]string{"--interval=1m", "--forget-after=30s"}, "--forget-after = 30s: must be at least --interval (1m0s)"},
 	} {
 		if _, err := parseFlags(c.args); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("parseFlags(%v) error %v, want %q", c.args, err, c.says)

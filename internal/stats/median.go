@@ -1,4 +1,4 @@
-// Package stats holds the small order statistics more than one part of ARTT
+// Package stats holds the small statistics more than one part of ARTT
 // needs, so each is written once.
 package stats
 

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/atpm"
@@ -26,6 +27,11 @@ type Options struct {
 	// network time than the queueing a static split adds (handover.go).
 	// On by default; off, ARTT always writes its table.
 	LeaveToEnvoy bool
+	// ForgetAfter is how long ARTT keeps a component's state, and a group's
+	// health, after it was last in a snapshot (default 10 minutes, as
+	// artt-scaler's --idle-ttl): a Deployment deleted and recreated within
+	// it resumes where it was, one gone for longer is forgotten.
+	ForgetAfter time.Duration
 }
 
 // DefaultOptions returns every package's defaults.
@@ -33,7 +39,7 @@ func DefaultOptions() Options {
 	return Options{
 		NTAM: ntam.DefaultConfig(), ATPM: atpm.DefaultConfig(),
 		Forecast: forecast.DefaultConfig(), Health: health.DefaultConfig(),
-		Parallelism: runtime.GOMAXPROCS(0), LeaveToEnvoy: true,
+		Parallelism: runtime.GOMAXPROCS(0), LeaveToEnvoy: true, ForgetAfter: 10 * time.Minute,
 	}
 }
 

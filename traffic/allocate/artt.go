@@ -25,10 +25,16 @@ type ARTT struct {
 	// allocation returned, per component and node, so Protect can tell
 	// whether anything changed.
 	last map[string]map[string]traffic.GroupShare
+	// seen is when each component was last in a snapshot (resume.go
+	// forgets those gone for Options.ForgetAfter).
+	seen map[string]time.Time
 }
 
 // NewARTT returns ARTT with empty estimates.
 func NewARTT(opts Options) *ARTT {
+	if opts.ForgetAfter <= 0 {
+		opts.ForgetAfter = DefaultOptions().ForgetAfter
+	}
 	return &ARTT{
 		opts:     opts,
 		memo:     newSolutionMemo(),
@@ -36,6 +42,7 @@ func NewARTT(opts Options) *ARTT {
 		health:   traffic.NewPerComponent(func() *health.Tracker { return health.New(opts.Health) }),
 		handover: traffic.NewPerComponent(func() *handoverMemory { return new(handoverMemory) }),
 		last:     make(map[string]map[string]traffic.GroupShare),
+		seen:     make(map[string]time.Time),
 	}
 }
 
@@ -92,6 +99,12 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 	// goroutine; the components are then planned in parallel, since none
 	// shares state with another.
 	downs := x.Downstreams()
+	if fresh && !s.At.IsZero() {
+		for _, component := range downs {
+			a.seen[component] = s.At
+		}
+		a.forget(s.At.Add(-a.opts.ForgetAfter))
+	}
 	estimators := make([]*forecast.ComponentEstimator, len(downs))
 	trackers := make([]*health.Tracker, len(downs))
 	for i, component := range downs {

@@ -25,4 +25,12 @@
 // reallocation after a pod or node event solves again only the components
 // the event changed, and a component whose problem changed starts from its
 // last routing (ntam.Problem.Previous).
+//
+// ARTT's learned state outlives its process (resume.go): State is what it
+// knows of a component (the forecasts' shares per node, every group's
+// health, the table-or-Envoy verdict), which artt-traffic writes beside the
+// component's rule, and Resume seeds a new leader from it, so the new
+// leader's first write stays within the bound of the rule in force and a
+// group cut for degrading stays cut. What leaves the cluster leaves ARTT's
+// state Options.ForgetAfter later.
 package allocate

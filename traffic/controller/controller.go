@@ -133,6 +133,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	fastPath = fastPath && c.opts.ProtectInterval > 0
 	c.log.Info("leading: allocating traffic", "policy", c.opts.Policy, "interval", c.opts.Interval,
 		"protectInterval", c.opts.ProtectInterval, "fastPath", fastPath, "dryRun", c.opts.DryRun)
+	c.resume(ctx, c.opts.Now())
 	c.reconcile(ctx, cycle, time.Time{})
 	tick := time.NewTicker(c.opts.Interval)
 	defer tick.Stop()
@@ -337,6 +338,12 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		alloc, err = c.policy.Allocate(snap)
 	}
 	c.tel.phase.WithLabelValues("allocate").Observe(c.opts.Now().Sub(allocStart).Seconds())
+	if f, ok := c.policy.(traffic.Forgetter); ok {
+		n := f.Tracked()
+		c.tel.tracked.WithLabelValues("components").Set(float64(n.Components))
+		c.tel.tracked.WithLabelValues("groups").Set(float64(n.Groups))
+		c.tel.tracked.WithLabelValues("replicas").Set(float64(n.Replicas))
+	}
 	if err != nil {
 		c.tel.allocErrs.Inc()
 		c.log.Error("allocation failed: keeping the last routing", "error", err)
@@ -379,6 +386,10 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			continue
 		}
 		t := chooseTarget(rules, comp)
+		state := ""
+		if c.writer.changes(t, comp, ds, !r.Envoy) {
+			state = c.stateOf(r.Component)
+		}
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
@@ -389,7 +400,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			}
 			// The write runs under the leader's context: a leader that has
 			// lost its lease (the manager cancels it) cannot write late.
-			res, err := c.writer.write(ctx, t, comp, ds, !r.Envoy, c.opts.DryRun)
+			res, err := c.writer.write(ctx, t, comp, ds, !r.Envoy, state, c.opts.DryRun)
 			c.tel.writes.WithLabelValues(string(res)).Inc()
 			mu.Lock()
 			results[res]++

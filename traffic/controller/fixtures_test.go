@@ -146,6 +146,8 @@ type instanceOptions struct {
 	beforeWrite func(component string)
 	// topology is the ConfigMap to publish the topology to ("" none).
 	topology string
+	// forgetAfter overrides the policy's grace for components gone.
+	forgetAfter time.Duration
 }
 
 // start runs a manager with the controller, as cmd/artt-traffic does.
@@ -203,8 +205,12 @@ func start(t *testing.T, o instanceOptions) *instance {
 			t.Fatal(err)
 		}
 	}
+	allocOpts := allocate.DefaultOptions()
+	if o.forgetAfter > 0 {
+		allocOpts.ForgetAfter = o.forgetAfter
+	}
 	c, err := New(mgr.GetClient(), mgr.GetCache(), writes, Options{
-		Interval: o.interval, ProtectInterval: o.protectInterval, Policy: "artt", Allocate: allocate.DefaultOptions(), DryRun: o.dryRun,
+		Interval: o.interval, ProtectInterval: o.protectInterval, Policy: "artt", Allocate: allocOpts, DryRun: o.dryRun,
 		Collector: Collector{Client: pc, Queries: queries, Timeout: o.collectTimeout},
 		Topology:  o.topology,
 	}, reg, logger)

@@ -66,7 +66,7 @@ func TestLeavingToEnvoySwitchesLocalityOff(t *testing.T) {
 		{"left to Envoy again", nil, false, unchanged},
 		{"table again", table, true, written},
 	} {
-		res, err := w.write(testScope, tgt, comp, step.ds, step.enabled, false)
+		res, err := w.write(testScope, tgt, comp, step.ds, step.enabled, "", false)
 		if err != nil || res != step.want {
 			t.Fatalf("%s: %v, %v; want %v", step.name, res, err, step.want)
 		}

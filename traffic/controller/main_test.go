@@ -131,7 +131,7 @@ func oneWayMs(a, b string) float64 {
 }
 
 // testNamespaces each hold one test's application.
-var testNamespaces = []string{"shop", "user", "dry", "conflict", "leader", "outage", "protect", "midrun", "apiout", "fence", "monitored", "topo", "cached"}
+var testNamespaces = []string{"shop", "user", "dry", "conflict", "leader", "outage", "protect", "midrun", "apiout", "fence", "monitored", "topo", "cached", "restart"}
 
 // clusterSeries are the exporter's series for the namespaces; slowed
 // multiplies the CPU per request of the pods it names ("namespace/pod").

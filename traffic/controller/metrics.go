@@ -20,6 +20,10 @@ type telemetry struct {
 	lastCollect    prometheus.Gauge
 	promUp         prometheus.Gauge
 	protections    prometheus.Counter
+	// tracked counts the components, groups and replicas the policy keeps
+	// state for; resumed the components a new leader took over.
+	tracked *prometheus.GaugeVec
+	resumed *prometheus.GaugeVec
 }
 
 func newTelemetry(reg prometheus.Registerer) *telemetry {
@@ -79,7 +83,15 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Namespace: "artt_traffic", Name: "protections_total",
 			Help: "Re-routings by the fast path between cycles because a group's health changed.",
 		}),
+		tracked: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "tracked",
+			Help: "Components, groups (a component's pods on one node) and replicas the policy keeps learned state for; those gone from the cluster for --forget-after are dropped.",
+		}, []string{"kind"}),
+		resumed: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "resumed_components",
+			Help: "Components whose learned state this leader took over from the annotations of the rules in force (resumed), or refused as unreadable (refused), when it started leading.",
+		}, []string{"result"}),
 	}
-	reg.MustRegister(t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections)
+	reg.MustRegister(t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections, t.tracked, t.resumed)
 	return t
 }

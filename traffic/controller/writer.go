@@ -86,7 +86,7 @@ func chooseTarget(rules []*networkingv1.DestinationRule, c component) target {
 // than leaving it unset: Istio turns it on by itself when the rule has
 // outlier detection, and would then keep each caller's traffic on its own
 // node (one locality per node).
-func applyConfig(t target, c component, ds []istio.Distribute, enabled bool) *applyv1.DestinationRuleApplyConfiguration {
+func applyConfig(t target, c component, ds []istio.Distribute, enabled bool, state string) *applyv1.DestinationRuleApplyConfiguration {
 	var dist []*networkingapi.LocalityLoadBalancerSetting_Distribute
 	for _, d := range ds {
 		dist = append(dist, &networkingapi.LocalityLoadBalancerSetting_Distribute{From: d.From, To: d.To})
@@ -106,11 +106,16 @@ func applyConfig(t target, c component, ds []istio.Distribute, enabled bool) *ap
 		spec.Host = c.host
 		cfg.WithLabels(map[string]string{ManagedByLabel: FieldManager})
 	}
+	if state != "" {
+		cfg.WithAnnotations(map[string]string{StateAnnotation: state})
+	}
 	cfg.Spec = spec
 	return cfg
 }
 
 // fingerprint identifies the content written, to skip unchanged writes.
+// The state annotation is left out: it changes with every measurement, and
+// a rule is written for its weights; the state then goes along.
 func fingerprint(t target, c component, ds []istio.Distribute, enabled bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%s|%v|%s|%v", t.namespace, t.name, t.own, c.host, enabled)
@@ -149,10 +154,11 @@ func (w *writer) changes(t target, c component, ds []istio.Distribute, enabled b
 	return w.lastApplied(t.key()) != fingerprint(t, c, ds, enabled)
 }
 
-// write validates and applies one rule. A field-manager conflict is
+// write validates and applies one rule, with the policy's state for the
+// component (StateAnnotation; "" for none). A field-manager conflict is
 // returned as conflict (never forced); transient API errors are retried
 // with backoff.
-func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Distribute, enabled, dry bool) (writeResult, error) {
+func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Distribute, enabled bool, state string, dry bool) (writeResult, error) {
 	if err := istio.Validate(ds); err != nil {
 		return failed, fmt.Errorf("refusing to write %s/%s, Istio would reject it: %w", t.namespace, t.name, err)
 	}
@@ -164,7 +170,7 @@ func (w *writer) write(ctx context.Context, t target, c component, ds []istio.Di
 	if dry {
 		return dryRun, nil
 	}
-	body, err := json.Marshal(applyConfig(t, c, ds, enabled))
+	body, err := json.Marshal(applyConfig(t, c, ds, enabled, state))
 	if err != nil {
 		return failed, fmt.Errorf("encode %s/%s: %w", t.namespace, t.name, err)
 	}

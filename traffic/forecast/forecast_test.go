@@ -306,3 +306,41 @@ func TestFilterOutlivesAnOverflowingSample(t *testing.T) {
 		t.Errorf("the next sane sample gives forecast %v, want 0.4", f.Forecast())
 	}
 }
+
+// A new estimator seeded with where the last one left off (its node
+// shares) starts there: its first step moves every share by at most the
+// bound from the seed, where an unseeded one starts from fair shares.
+func TestSeedStartsFromTheLastShares(t *testing.T) {
+	groups := func(fast, slow float64) []traffic.Group {
+		const rps = 100.0
+		return []traffic.Group{
+			{Component: "c", Node: "fast", Replicas: []traffic.Replica{replicaAt("f1", "fast", fast*rps*0.005, fast*rps), replicaAt("f2", "fast", fast*rps*0.005, fast*rps)}},
+			{Component: "c", Node: "slow", Replicas: []traffic.Replica{replicaAt("s1", "slow", slow*rps*0.020, slow*rps)}},
+		}
+	}
+	settled := NewComponent(DefaultConfig())
+	shares := map[string]float64{"fast": 1.0 / 3, "slow": 1.0 / 3}
+	for range 20 {
+		est := settled.Estimate(groups(shares["fast"]/2, shares["slow"]), true)
+		shares["fast"], shares["slow"] = est[0].Share, est[1].Share
+	}
+	if shares["slow"] > 0.2 {
+		t.Fatalf("settled slow share %.3f, want well below a third (it needs four times the CPU)", shares["slow"])
+	}
+	last := settled.NodeShares()
+	if math.Abs(last["slow"]-shares["slow"]) > 1e-9 || math.Abs(last["fast"]+last["slow"]-1) > 1e-9 {
+		t.Fatalf("NodeShares %v, the estimates' shares %v", last, shares)
+	}
+	resumed := NewComponent(DefaultConfig())
+	resumed.Seed(last)
+	first := resumed.Estimate(groups(shares["fast"]/2, shares["slow"]), true)
+	for i, node := range []string{"fast", "slow"} {
+		if r := first[i].Share / last[node]; r > 1.5+1e-9 || r < 1/1.5-1e-9 {
+			t.Errorf("%s: first share %.3f after a seed of %.3f: a step of ×%.2f, past the bound 1.5", node, first[i].Share, last[node], r)
+		}
+	}
+	cold := NewComponent(DefaultConfig()).Estimate(groups(shares["fast"]/2, shares["slow"]), true)
+	if r := cold[1].Share / last["slow"]; r <= 1.5 {
+		t.Errorf("an unseeded estimator's slow share %.3f is within the bound of %.3f: the test shows nothing", cold[1].Share, last["slow"])
+	}
+}

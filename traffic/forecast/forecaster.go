@@ -37,6 +37,36 @@ func NewComponent(cfg Config) *ComponentEstimator {
 type ComponentEstimator struct {
 	cfg      Config
 	replicas map[string]*replica
+	// seed is each node's share to start its unknown replicas from, until
+	// the next Estimate (Seed).
+	seed map[string]float64
+}
+
+// Seed starts the next Estimate from the given shares per node (the rule
+// in force when a new leader takes over) instead of fair shares: each
+// replica the estimator does not know yet gets its node's share divided by
+// the node's replicas, so the first step moves every share by at most the
+// usual bound from where the last leader left it. Nodes left out start as
+// before.
+func (c *ComponentEstimator) Seed(shares map[string]float64) { c.seed = shares }
+
+// Replicas is the number of replicas the estimator tracks.
+func (c *ComponentEstimator) Replicas() int { return len(c.replicas) }
+
+// NodeShares is the estimator's share per node, summed over the node's
+// replicas (a seed not yet estimated from stands for them): what Seed
+// takes.
+func (c *ComponentEstimator) NodeShares() map[string]float64 {
+	out := make(map[string]float64)
+	for _, r := range c.replicas {
+		out[r.node] += r.share
+	}
+	for node, w := range c.seed {
+		if _, ok := out[node]; !ok {
+			out[node] = w
+		}
+	}
+	return out
 }
 
 type replica struct {
@@ -77,6 +107,8 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Grou
 	cost := nodeCosts(groups)
 	existing := c.referenceCandidates()
 	meanShare := c.meanShare()
+	seeded := c.seededShares(groups)
+	c.seed = nil
 
 	// The share of the component's requests each replica actually served.
 	// A replica whose count is missing skips its own filter only; its
@@ -107,6 +139,9 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Grou
 			warm := ""
 			if !ok {
 				st = &replica{node: r.Node, share: meanShare}
+				if w, ok := seeded[r.Node]; ok {
+					st.share = w
+				}
 				if ref := c.pickReference(existing, r.Node); ref != "" {
 					refState := c.replicas[ref]
 					k := 1.0
@@ -182,6 +217,20 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Grou
 		})
 		if e.warm != "" {
 			g.Basis = BasisWarmStart
+		}
+	}
+	return out
+}
+
+// seededShares is each seeded node's share per replica among groups.
+func (c *ComponentEstimator) seededShares(groups []traffic.Group) map[string]float64 {
+	if c.seed == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(c.seed))
+	for _, g := range groups {
+		if w, ok := c.seed[g.Node]; ok && w > 0 && len(g.Replicas) > 0 {
+			out[g.Node] = w / float64(len(g.Replicas))
 		}
 	}
 	return out

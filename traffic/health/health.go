@@ -138,6 +138,9 @@ type group struct {
 	// at healthyAt; its weight climbs back from there.
 	restoreFrom float64
 	healthyAt   time.Time
+	// seen is the last Observe of the group, evidence or not: when it was
+	// last in the cluster.
+	seen time.Time
 }
 
 // New returns an empty tracker.
@@ -205,6 +208,7 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1}
 		t.groups[key] = g
 	}
+	g.seen = at
 	slow, costKnown := 1.0, false
 	if cost := o.CostPerRequest; cost > 0 {
 		if g.costBaseline > 0 {
@@ -323,10 +327,12 @@ func (t *Tracker) Status(key string) Status {
 	return t.status(g)
 }
 
-// Forget drops groups not observed since before.
+// Forget drops the groups not observed since before: gone from the
+// cluster, not merely without evidence (an Unhealthy group gets no traffic,
+// and is still observed).
 func (t *Tracker) Forget(before time.Time) {
 	for k, g := range t.groups {
-		if g.last.Before(before) && g.entered.Before(before) {
+		if g.seen.Before(before) {
 			delete(t.groups, k)
 		}
 	}

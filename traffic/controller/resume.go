@@ -1,0 +1,122 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/artt-dev/artt/traffic"
+)
+
+// StateAnnotation holds, on the DestinationRule ARTT writes for a
+// component, what the policy had learned of the component when it wrote
+// the rule: the next leader continues from it instead of from nothing. It
+// travels with the weights it explains (written in the same apply, so it
+// never describes other weights) and goes with the rule.
+const StateAnnotation = "traffic.artt.dev/state"
+
+// savedState is the annotation's value: whose state, and the policy's own
+// encoding of it.
+type savedState struct {
+	Component string          `json:"component"`
+	Policy    string          `json:"policy"`
+	State     json.RawMessage `json:"state"`
+}
+
+// stateOf is the annotation value for a component, "" when the policy
+// keeps no state to carry.
+func (c *Controller) stateOf(component string) string {
+	r, ok := c.policy.(traffic.Resumer)
+	if !ok {
+		return ""
+	}
+	state, ok := r.State(component)
+	if !ok {
+		return ""
+	}
+	b, err := json.Marshal(savedState{Component: component, Policy: c.opts.Policy, State: state})
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// resume hands the policy the states of the rules in force, once, when this
+// instance starts leading. A rule without the annotation, or with another
+// policy's, is skipped: its component starts from nothing, as on a new
+// cluster.
+func (c *Controller) resume(ctx context.Context, now time.Time) {
+	r, ok := c.policy.(traffic.Resumer)
+	if !ok {
+		return
+	}
+	rules, err := c.rulesInForce(ctx)
+	if err != nil {
+		c.log.Error("reading the rules in force failed: starting from nothing", "error", err)
+		return
+	}
+	states, unreadable := savedStates(rules, c.opts.Policy)
+	for rule, err := range unreadable {
+		c.log.Warn("state annotation unreadable: its component starts from nothing", "destinationRule", rule, "error", err)
+	}
+	refused := r.Resume(now, states)
+	for component, err := range refused {
+		c.log.Warn("state refused: the component starts from nothing", "component", component, "error", err)
+	}
+	c.tel.resumed.WithLabelValues("resumed").Set(float64(len(states) - len(refused)))
+	c.tel.resumed.WithLabelValues("refused").Set(float64(len(refused) + len(unreadable)))
+	c.log.Info("resumed the learned state of the rules in force", "components", len(states)-len(refused), "refused", len(refused)+len(unreadable))
+}
+
+// rulesInForce is every rule ARTT may have written: the users' rules (in
+// the cache) and, listed once from the API, its own, which the cache leaves
+// out (CacheOptions).
+func (c *Controller) rulesInForce(ctx context.Context) ([]*networkingv1.DestinationRule, error) {
+	st, rules, err := c.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	namespaces := map[string]bool{}
+	for _, d := range st.deployments {
+		namespaces[d.Namespace] = true
+	}
+	own := metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + FieldManager}
+	for ns := range namespaces {
+		list, err := c.writer.istio.NetworkingV1().DestinationRules(ns).List(ctx, own)
+		if err != nil {
+			return nil, fmt.Errorf("list artt-traffic's destinationrules in %s: %w", ns, err)
+		}
+		for i := range list.Items {
+			rules = append(rules, list.Items[i])
+		}
+	}
+	return rules, nil
+}
+
+// savedStates reads the state annotations of rules written for policy, by
+// component; unreadable ones by rule.
+func savedStates(rules []*networkingv1.DestinationRule, policy string) (map[string][]byte, map[string]error) {
+	states := map[string][]byte{}
+	unreadable := map[string]error{}
+	for _, rule := range rules {
+		v, ok := rule.Annotations[StateAnnotation]
+		if !ok {
+			continue
+		}
+		var s savedState
+		key := rule.Namespace + "/" + rule.Name
+		switch err := json.Unmarshal([]byte(v), &s); {
+		case err != nil:
+			unreadable[key] = fmt.Errorf("%s: %w", StateAnnotation, err)
+		case s.Component == "":
+			unreadable[key] = fmt.Errorf("%s: no component", StateAnnotation)
+		case s.Policy == policy:
+			states[s.Component] = s.State
+		}
+	}
+	return states, unreadable
+}

@@ -1,0 +1,104 @@
+package health
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Record is what a tracker has learned of one group, for the next leader
+// to continue from (Tracker.Record, Tracker.Restore): without it a group
+// cut for degrading would relearn its baselines from its degraded state,
+// and be restored at once.
+type Record struct {
+	State        State     `json:"state"`
+	Entered      time.Time `json:"entered"`
+	FailingSince time.Time `json:"failingSince,omitzero"`
+	HealthySince time.Time `json:"healthySince,omitzero"`
+	Last         time.Time `json:"last"`
+	BaselineMs   Number    `json:"baselineMs"`
+	Score        float64   `json:"score"`
+	CostBaseline Number    `json:"costBaseline"`
+	CostAt       time.Time `json:"costAt,omitzero"`
+	Slow         float64   `json:"slow"`
+	RestoreFrom  float64   `json:"restoreFrom,omitempty"`
+	HealthyAt    time.Time `json:"healthyAt,omitzero"`
+}
+
+// Number is a float64 that may be NaN (not learned yet), written as null.
+type Number float64
+
+// MarshalJSON writes NaN as null.
+func (n Number) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
+}
+
+// UnmarshalJSON reads null as NaN.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Number(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = Number(f)
+	return nil
+}
+
+// Record returns what the tracker holds of a group; false for a group it
+// does not know.
+func (t *Tracker) Record(key string) (Record, bool) {
+	g, ok := t.groups[key]
+	if !ok {
+		return Record{}, false
+	}
+	return Record{
+		State: g.state, Entered: g.entered, FailingSince: g.failingSince, HealthySince: g.healthySince,
+		Last: g.last, BaselineMs: Number(g.baseline), Score: g.score,
+		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow,
+		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt,
+	}, true
+}
+
+// Restore sets a group's state from a Record, seen at seen. A record that
+// no tracker could have written is refused whole, naming the field.
+func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
+	switch r.State {
+	case Healthy, Degraded, Unhealthy:
+	default:
+		return fmt.Errorf("state = %q: not Healthy, Degraded or Unhealthy", r.State)
+	}
+	for _, f := range []struct {
+		name   string
+		v      float64
+		lo, hi float64
+	}{{"score", r.Score, 0, 1}, {"restoreFrom", r.RestoreFrom, 0, 1}, {"slow", r.Slow, 0, math.MaxFloat64}} {
+		if !(f.v >= f.lo && f.v <= f.hi) {
+			return fmt.Errorf("%s = %v: want a number in [%g, %g]", f.name, f.v, f.lo, f.hi)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    Number
+	}{{"baselineMs", r.BaselineMs}, {"costBaseline", r.CostBaseline}} {
+		if v := float64(f.v); !math.IsNaN(v) && !(v > 0 && v < math.MaxFloat64) {
+			return fmt.Errorf("%s = %v: want a positive number or null", f.name, v)
+		}
+	}
+	t.groups[key] = &group{
+		state: r.State, entered: r.Entered, failingSince: r.FailingSince, healthySince: r.HealthySince,
+		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
+		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow,
+		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt,
+	}
+	return nil
+}
+
+// Len is the number of groups tracked.
+func (t *Tracker) Len() int { return len(t.groups) }

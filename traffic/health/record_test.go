@@ -1,0 +1,123 @@
+package health
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A group whose CPU per request tripled is Degraded. Carried through its
+// Record (as JSON, the way artt-traffic hands it to the next leader), it
+// stays Degraded under the same measurements, as in the tracker that
+// learned it; a tracker that starts from nothing takes the tripled cost for
+// its baseline and calls the group Healthy.
+func TestRecordCarriesADegradedGroupAcrossARestart(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	obs := func(cost float64) Observation {
+		return Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.3, CostPerRequest: cost, PeerCostChange: 1}
+	}
+	learned := New(DefaultConfig())
+	for i := range 4 {
+		learned.Observe("g", at(15*float64(i)), obs(0.010))
+	}
+	if s := learned.Observe("g", at(60), obs(0.030)); s.State != Degraded {
+		t.Fatalf("threefold cost: %s, want Degraded", s.State)
+	}
+	r, ok := learned.Record("g")
+	if !ok {
+		t.Fatal("no record of a tracked group")
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	resumed := New(DefaultConfig())
+	if err := resumed.Restore("g", back, at(60)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := New(DefaultConfig())
+	for _, s := range []float64{75, 90, 105} {
+		want := learned.Observe("g", at(s), obs(0.030))
+		if got := resumed.Observe("g", at(s), obs(0.030)); got.State != want.State || got.Weight != want.Weight || got.Score != want.Score {
+			t.Errorf("t=%vs: resumed %+v, the tracker that learned it %+v", s, got, want)
+		}
+		if got := fresh.Observe("g", at(s), obs(0.030)); got.State != Healthy {
+			t.Errorf("t=%vs: a tracker from nothing is %s; the test shows nothing unless it is Healthy", s, got.State)
+		}
+	}
+}
+
+// NaN (nothing learned yet) is written as null and read back as NaN.
+func TestRecordOfANewGroupHasNullBaselines(t *testing.T) {
+	tr := New(DefaultConfig())
+	tr.Observe("g", time.Unix(0, 0), Observation{P95Ms: math.NaN(), ErrorRate: math.NaN(), PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN(), CostPerRequest: math.NaN()})
+	r, _ := tr.Record("g")
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"baselineMs":null`) || !strings.Contains(string(b), `"costBaseline":null`) {
+		t.Errorf("record %s: want null baselines", b)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil || !math.IsNaN(float64(back.BaselineMs)) {
+		t.Errorf("read back: baseline %v, error %v; want NaN", back.BaselineMs, err)
+	}
+}
+
+func TestRestoreRefusesRecordsNoTrackerWrites(t *testing.T) {
+	good := Record{State: Degraded, Score: 0.5, Slow: 2, BaselineMs: Number(math.NaN()), CostBaseline: 0.01}
+	for _, c := range []struct {
+		name string
+		edit func(*Record)
+		says string
+	}{
+		{"unknown state", func(r *Record) { r.State = "Sick" }, `state = "Sick"`},
+		{"score above 1", func(r *Record) { r.Score = 3 }, "score = 3"},
+		{"negative slowdown", func(r *Record) { r.Slow = -1 }, "slow = -1"},
+		{"zero cost baseline", func(r *Record) { r.CostBaseline = 0 }, "costBaseline = 0"},
+		{"infinite latency baseline", func(r *Record) { r.BaselineMs = Number(math.Inf(1)) }, "baselineMs = +Inf"},
+	} {
+		r := good
+		c.edit(&r)
+		tr := New(DefaultConfig())
+		err := tr.Restore("g", r, time.Unix(0, 0))
+		if err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.says)
+		}
+		if tr.Len() != 0 {
+			t.Errorf("%s: a refused record was half applied", c.name)
+		}
+	}
+	if err := New(DefaultConfig()).Restore("g", good, time.Unix(0, 0)); err != nil {
+		t.Errorf("a valid record refused: %v", err)
+	}
+}
+
+// Forget drops groups gone from the cluster, and keeps a group cut
+// Unhealthy that is still observed although it has no traffic, so no
+// evidence (it has gone half-open by then).
+func TestForgetDropsOnlyGroupsNoLongerObserved(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	tr := New(DefaultConfig())
+	nothing := Observation{P95Ms: math.NaN(), ErrorRate: math.NaN(), PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN(), CostPerRequest: math.NaN()}
+	tr.Observe("gone", t0, Observation{P95Ms: 100, ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	tr.Observe("cut", t0, Observation{P95Ms: 100, ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	tr.Observe("cut", t0.Add(time.Second), Observation{P95Ms: 100, ErrorRate: 0.9, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	tr.Observe("cut", t0.Add(7*time.Second), Observation{P95Ms: 100, ErrorRate: 0.9, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	tr.Observe("cut", t0.Add(20*time.Minute), nothing)
+	tr.Forget(t0.Add(10 * time.Minute))
+	if _, ok := tr.Record("gone"); ok {
+		t.Error("a group unobserved for 20 minutes was kept")
+	}
+	if r, ok := tr.Record("cut"); !ok || r.State == Healthy {
+		t.Errorf("the observed group cut Unhealthy: %+v, kept %v; want it kept, not Healthy", r, ok)
+	}
+}
