@@ -1,0 +1,214 @@
+package mesh_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/artt-dev/artt/internal/promtest"
+	"github.com/artt-dev/artt/traffic/controller"
+)
+
+// The cluster every test of the package shares: envtest's kube-apiserver
+// with Istio's CRDs, istiod, and a Prometheus scraping the test's exporter.
+var (
+	cfg       *rest.Config
+	k8s       client.Client
+	ic        istioclient.Interface
+	xdsAddr   string // istiod's plaintext gRPC (ADS) address
+	prom      *promtest.Server
+	exporter  *promtest.Exporter
+	work      string
+	testScope context.Context
+	skipWhy   string
+)
+
+func TestMain(m *testing.M) { os.Exit(runTests(m)) }
+
+func runTests(m *testing.M) int {
+	istiod := os.Getenv("ARTT_ISTIOD")
+	switch {
+	case istiod == "":
+		skipWhy = "ARTT_ISTIOD is not set (export it to the directory hack/build-istiod.sh prints)"
+	case os.Getenv("KUBEBUILDER_ASSETS") == "":
+		skipWhy = "KUBEBUILDER_ASSETS is not set (hack/build-test-binaries.sh)"
+	}
+	if _, err := promtest.Binary(); err != nil && skipWhy == "" {
+		skipWhy = err.Error()
+	}
+	if skipWhy != "" {
+		if promtest.Required() {
+			fmt.Fprintln(os.Stderr, "mesh test components required but missing:", skipWhy)
+			return 1
+		}
+		return m.Run()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	testScope = ctx
+	var err error
+	if work, err = os.MkdirTemp("", "artt-mesh-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	stop, err := startCluster(ctx, istiod)
+	defer stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the cluster:", err, "(logs in", work+")")
+		return 1
+	}
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintln(os.Stderr, "component logs kept in", work)
+	} else {
+		os.RemoveAll(work)
+	}
+	return code
+}
+
+func needCluster(t *testing.T) {
+	t.Helper()
+	if skipWhy != "" {
+		t.Skip("mesh test components missing: " + skipWhy)
+	}
+}
+
+// startCluster starts envtest with Istio's CRDs (from the module istiod
+// was built from), istiod against it, and Prometheus scraping the
+// exporter. It returns a function that stops them.
+func startCluster(ctx context.Context, istiod string) (func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{
+		Paths: []string{filepath.Join(istiod, "crd-all.gen.yaml")}, ErrorIfPathMissing: true,
+	}}
+	var err error
+	if cfg, err = env.Start(); err != nil {
+		return stopAll, fmt.Errorf("envtest: %w", err)
+	}
+	stops = append(stops, func() { _ = env.Stop() })
+	cfg.QPS = -1
+	s, err := controller.Scheme()
+	if err != nil {
+		return stopAll, err
+	}
+	if k8s, err = client.New(cfg, client.Options{Scheme: s}); err != nil {
+		return stopAll, err
+	}
+	if ic, err = istioclient.NewForConfig(cfg); err != nil {
+		return stopAll, err
+	}
+	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return stopAll, err
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		return stopAll, err
+	}
+	kubeconfig := filepath.Join(work, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		return stopAll, err
+	}
+	// istiod keeps its self-signed CA in istio-system; no controller-manager
+	// creates the namespaces' default ServiceAccounts.
+	for _, ns := range []string{"istio-system", appNamespace, handoverNamespace} {
+		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return stopAll, err
+		}
+		if err := k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}); err != nil {
+			return stopAll, err
+		}
+	}
+	stopIstiod, err := startIstiod(ctx, istiod, kubeconfig)
+	stops = append(stops, stopIstiod)
+	if err != nil {
+		return stopAll, err
+	}
+	exporter = promtest.NewExporter(appSeries(nil))
+	promDir := filepath.Join(work, "prometheus")
+	if err := os.Mkdir(promDir, 0o755); err != nil {
+		return stopAll, err
+	}
+	var stopProm func()
+	prom, stopProm, err = promtest.StartWithExporter(promDir, exporter, time.Second, `istio_requests_total`, 3)
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, stopProm)
+	return stopAll, nil
+}
+
+// startIstiod runs pilot-discovery against the apiserver on loopback ports
+// and waits for /ready. The environment is what istiod needs outside a
+// cluster: who it is, no webhooks to patch, no leader election.
+func startIstiod(ctx context.Context, dir, kubeconfig string) (func(), error) {
+	mesh := filepath.Join(work, "mesh.yaml")
+	if err := os.WriteFile(mesh, []byte("rootNamespace: istio-system\ntrustDomain: cluster.local\n"), 0o644); err != nil {
+		return func() {}, err
+	}
+	httpAddr := freeAddress()
+	xdsAddr = freeAddress()
+	log, err := os.Create(filepath.Join(work, "istiod.log"))
+	if err != nil {
+		return func() {}, err
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "pilot-discovery"), "discovery",
+		"--kubeconfig="+kubeconfig, "--meshConfig="+mesh, "--networksConfig=/nonexistent",
+		"--httpAddr="+httpAddr, "--grpcAddr="+xdsAddr, "--secureGRPCAddr="+freeAddress(),
+		"--httpsAddr="+freeAddress(), "--monitoringAddr="+freeAddress(), "--domain=cluster.local")
+	cmd.Env = append(os.Environ(), "POD_NAMESPACE=istio-system", "POD_NAME=istiod", "REVISION=default",
+		"INJECTION_WEBHOOK_CONFIG_NAME=", "VALIDATION_WEBHOOK_CONFIG_NAME=", "PILOT_ENABLE_ANALYSIS=false",
+		"ENABLE_LEADER_ELECTION=false", "PILOT_ENABLE_GATEWAY_API=false", "CLUSTER_ID=Kubernetes", "ISTIOD_CUSTOM_HOST=localhost")
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return func() {}, fmt.Errorf("istiod: %w", err)
+	}
+	stop := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		log.Close()
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + httpAddr + "/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return stop, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return stop, fmt.Errorf("istiod not ready within 60s (log %s)", log.Name())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func freeAddress() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
