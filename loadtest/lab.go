@@ -14,7 +14,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/scenario"
@@ -195,14 +196,11 @@ func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
 			opts.Progress(run.Label(), 0)
 		}
 	}
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
+	// Every run runs to its end; errors are reported in the runs' order.
+	var g errgroup.Group
+	g.SetLimit(parallel)
 	for i, run := range runs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			eo := opts.Emulator
 			if opts.Progress != nil {
 				label, total := run.Label(), sc.Duration.Seconds()
@@ -211,7 +209,7 @@ func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
 			e, err := emulator.New(&sc, run, rate, eo)
 			if err != nil {
 				errs[i] = fmt.Errorf("run %s: %w", run.Label(), err)
-				return
+				return nil
 			}
 			if results[i], err = e.Run(); err != nil {
 				errs[i] = fmt.Errorf("run %s: %w", run.Label(), err)
@@ -219,9 +217,10 @@ func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
 			if opts.Progress != nil {
 				opts.Progress(run.Label(), 1)
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // the runs' errors are in errs
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -27,9 +27,14 @@ type Result struct {
 	ScaledVolatility float64
 	// TrendUpper and VolatilityUpper are the current normalisation bounds.
 	TrendUpper, VolatilityUpper float64
-	// NormalizedTrend and NormalizedVolatility are in [0, 1].
+	// NormalizedTrend and NormalizedVolatility are the signals as the
+	// normalisation scales them: in [0, 1] against the Welford bounds
+	// (ModeLARE, NormalizationWelford); relative to the window's mean, or
+	// the expected excursion over the lead time, otherwise, and then
+	// unbounded.
 	NormalizedTrend, NormalizedVolatility float64
-	// TrendWeight and VolatilityWeight sum to 1.
+	// TrendWeight and VolatilityWeight weigh the two signals: summing to 1
+	// against the Welford bounds, both 1 otherwise.
 	TrendWeight, VolatilityWeight float64
 	// TrendOutlier and VolatilityOutlier report values kept out of the bounds.
 	TrendOutlier, VolatilityOutlier bool

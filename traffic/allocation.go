@@ -103,27 +103,6 @@ func (r Route) Fraction(source, to string) float64 {
 	return 0
 }
 
-// ReplicaFractions splits a source's fractions equally among the replicas
-// of each downstream group (HEART's rule), keyed by replica name.
-func (r Route) ReplicaFractions(source string) map[string]float64 {
-	out := make(map[string]float64)
-	for _, s := range r.Sources {
-		if s.Node != source {
-			continue
-		}
-		for _, t := range s.To {
-			for _, g := range r.Groups {
-				if g.Node == t.Node && len(g.Replicas) > 0 {
-					for _, name := range g.Replicas {
-						out[name] += t.Value / float64(len(g.Replicas))
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
 // Policy turns snapshots into allocations. Stateful policies (HEART, ARTT)
 // carry estimates from one call to the next; a Policy is not safe for
 // concurrent use.

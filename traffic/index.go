@@ -221,17 +221,17 @@ func (x *Index) Supplies(downstream string) []Amount {
 		if rateKnown {
 			w = c.Rate
 		}
-		for _, a := range x.ServedShares(c.From) {
+		for _, a := range x.servedShares(c.From) {
 			supply[a.Node] += w * a.Value
 		}
 	}
 	return normalize(supply)
 }
 
-// ServedShares spreads a component over its groups in proportion to the
+// servedShares spreads a component over its groups in proportion to the
 // requests each served, or by replica count when any count is unknown or all
 // are zero; the result sums to 1 (nil without serving replicas).
-func (x *Index) ServedShares(component string) []Amount {
+func (x *Index) servedShares(component string) []Amount {
 	groups := x.groups[component]
 	byRequests := true
 	total := 0.0

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/atpm"
@@ -99,18 +100,12 @@ func eachDownstream(x *traffic.Index, parallelism int, route routeFunc) ([]traff
 // and returns when every call has. Each call must write only its own
 // results.
 func inParallel(n, parallelism int, work func(i int)) {
-	sem := make(chan struct{}, max(parallelism, 1))
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(max(parallelism, 1))
 	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			work(i)
-		}()
+		g.Go(func() error { work(i); return nil })
 	}
-	wg.Wait()
+	_ = g.Wait() // work returns no error
 }
 
 // stateless wraps a policy that needs no memory between snapshots.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	appsv1 "k8s.io/api/apps/v1"
@@ -363,8 +364,8 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	c.tel.envoy.Reset()
 	results := map[writeResult]int{}
 	var mu sync.Mutex // guards results
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, writeConcurrency)
+	var writes errgroup.Group
+	writes.SetLimit(writeConcurrency)
 	for _, r := range alloc.Routes {
 		comp := comps[r.Component]
 		left := 0.0
@@ -381,7 +382,9 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		ds, err := istio.Distributes(r, locate)
 		if err != nil {
 			c.tel.writes.WithLabelValues(string(failed)).Inc()
+			mu.Lock()
 			results[failed]++
+			mu.Unlock()
 			c.log.Error("cannot express the allocation for Istio", "component", r.Component, "error", err)
 			continue
 		}
@@ -390,11 +393,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 		if c.writer.changes(t, comp, ds, !r.Envoy) {
 			state = c.stateOf(r.Component)
 		}
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
+		writes.Go(func() error {
 			if c.beforeWrite != nil && c.writer.changes(t, comp, ds, !r.Envoy) {
 				c.beforeWrite(r.Component)
 			}
@@ -420,9 +419,10 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			default:
 				c.log.Debug("routing", logArgs...)
 			}
-		}()
+			return nil // a failed write is logged and counted; the others go on
+		})
 	}
-	wg.Wait()
+	_ = writes.Wait()
 	c.tel.phase.WithLabelValues("write").Observe(c.opts.Now().Sub(writeStart).Seconds())
 	took := c.opts.Now().Sub(start)
 	c.tel.cycle.WithLabelValues(string(why)).Observe(took.Seconds())

@@ -63,7 +63,11 @@ func TestTrafficSoak(t *testing.T) {
 			standby := start(t, opts)
 			leader.stop()
 			leader = standby
-			time.Sleep(5 * time.Second) // the lease passes, the first cycle writes
+			// The lease passes and the new leader's first cycle writes
+			// every rule (it has written none yet).
+			waitFor(t, 60*time.Second, "the new leader's first writes", func() bool {
+				return counter(t, leader.reg, "artt_traffic_destinationrule_writes_total", map[string]string{"result": "written"}) >= float64(calledComponents(t))
+			})
 			worst = append(worst, largestStep(before, rulesOf(t, live)))
 			t.Logf("%5.1f min: leader change; largest share step written ×%.3f", now.Minutes(), worst[len(worst)-1])
 			nextChange += 5 * time.Minute
