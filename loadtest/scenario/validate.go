@@ -8,11 +8,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/artt-dev/artt/traffic/allocate"
 )
 
 // Known names.
 var (
-	RoutingPolicies     = []string{"random", "round-robin", "least-request", "peak-ewma", "cswrr", "localization", "opttraffic", "lata", "heart", "artt"}
+	// RoutingPolicies are the data-plane routings, then the table policies
+	// package allocate builds but "equal" (random routing is its
+	// per-request form).
+	RoutingPolicies     = append(dataPlaneNames(), slices.DeleteFunc(slices.Clone(allocate.Names), func(n string) bool { return n == "equal" })...)
 	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt", "kpa", "keda-rps"}
 	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
 	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM", "PEAK_EWMA", "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"}
@@ -22,10 +27,31 @@ var (
 	PlacementPolicies = []string{"default", "larp", "network-overhead"}
 	// DataPlaneRoutings route by the sidecars' policy alone (no locality
 	// weights); each implies its LBPolicy.
-	DataPlaneRoutings = map[string]string{"least-request": "LEAST_REQUEST", "round-robin": "ROUND_ROBIN", "random": "RANDOM", "peak-ewma": "PEAK_EWMA", "cswrr": "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"}
-	Demands           = []string{"exponential", "constant", "lognormal"}
-	WorkloadTypes     = []string{"constant", "steps", "trace"}
+	DataPlaneRoutings = func() map[string]string {
+		m := make(map[string]string, len(dataPlane))
+		for _, d := range dataPlane {
+			m[d.routing] = d.lbPolicy
+		}
+		return m
+	}()
+	Demands       = []string{"exponential", "constant", "lognormal"}
+	WorkloadTypes = []string{"constant", "steps", "trace"}
 )
+
+// dataPlane lists the data-plane routings in the order they are offered,
+// each with the lbPolicy it implies.
+var dataPlane = []struct{ routing, lbPolicy string }{
+	{"random", "RANDOM"}, {"round-robin", "ROUND_ROBIN"}, {"least-request", "LEAST_REQUEST"},
+	{"peak-ewma", "PEAK_EWMA"}, {"cswrr", "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"},
+}
+
+func dataPlaneNames() []string {
+	out := make([]string, len(dataPlane))
+	for i, d := range dataPlane {
+		out[i] = d.routing
+	}
+	return out
+}
 
 func (s *Scenario) fillDefaults() {
 	for i := range s.Cluster.Nodes {

@@ -44,27 +44,39 @@ func DefaultOptions() Options {
 	}
 }
 
+// policies is the one list of the policies New builds, in the order
+// Names lists them; artt-traffic's --policy and artt-lab's table routings
+// are derived from it.
+var policies = []struct {
+	name string
+	make func(Options) traffic.Policy
+}{
+	{"artt", func(o Options) traffic.Policy { return NewARTT(o) }},
+	{"heart", func(o Options) traffic.Policy { return NewHEART(o) }},
+	{"equal", func(o Options) traffic.Policy { return stateless{"equal", o, equalRoute} }},
+	{"localization", func(o Options) traffic.Policy { return stateless{"localization", o, localizationRoute} }},
+	{"opttraffic", func(o Options) traffic.Policy { return stateless{"opttraffic", o, optTrafficRoute} }},
+	{"lata", func(o Options) traffic.Policy { return stateless{"lata", o, lataRoute} }},
+}
+
 // Names lists the policies New knows.
-var Names = []string{"artt", "heart", "equal", "localization", "opttraffic", "lata"}
+var Names = func() []string {
+	out := make([]string, len(policies))
+	for i, p := range policies {
+		out[i] = p.name
+	}
+	return out
+}()
 
 // New returns the named policy.
 func New(name string, opts Options) (traffic.Policy, error) {
 	if opts.Parallelism < 1 {
 		opts.Parallelism = 1
 	}
-	switch name {
-	case "artt":
-		return NewARTT(opts), nil
-	case "heart":
-		return NewHEART(opts), nil
-	case "equal":
-		return stateless{name, opts, equalRoute}, nil
-	case "localization":
-		return stateless{name, opts, localizationRoute}, nil
-	case "opttraffic":
-		return stateless{name, opts, optTrafficRoute}, nil
-	case "lata":
-		return stateless{name, opts, lataRoute}, nil
+	for _, p := range policies {
+		if p.name == name {
+			return p.make(opts), nil
+		}
 	}
 	return nil, &traffic.FieldError{Field: "policy", Value: name, Reason: fmt.Sprintf("unknown; choose one of %v", Names)}
 }
