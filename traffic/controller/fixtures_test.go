@@ -148,6 +148,10 @@ type instanceOptions struct {
 	topology string
 	// forgetAfter overrides the policy's grace for components gone.
 	forgetAfter time.Duration
+	// stoppedByCaller leaves the instance out of the test's cleanup, which
+	// would keep every instance a long test starts reachable until it ends:
+	// the caller stops it.
+	stoppedByCaller bool
 }
 
 // start runs a manager with the controller, as cmd/artt-traffic does.
@@ -235,7 +239,9 @@ func start(t *testing.T, o instanceOptions) *instance {
 			}
 		})
 	}
-	t.Cleanup(in.stop)
+	if !o.stoppedByCaller {
+		t.Cleanup(in.stop)
+	}
 	return in
 }
 

@@ -46,8 +46,12 @@ func TestTrafficSoak(t *testing.T) {
 		}
 		exporter.Set(clusterSeries(nil, append(slices.Clone(testNamespaces), live...)...))
 	}
-	opts := instanceOptions{leaderElect: true, quiet: true, forgetAfter: forget}
+	// The instances are stopped here, not kept for the test's cleanup: the
+	// heap sampled is then the running leader's and standby's, not every
+	// stopped one's.
+	opts := instanceOptions{leaderElect: true, quiet: true, forgetAfter: forget, stoppedByCaller: true}
 	leader := start(t, opts)
+	defer func() { leader.stop() }()
 	began := time.Now()
 	var minutes, heaps, goroutines []float64
 	var worst []float64 // per leader change, the largest share step written
