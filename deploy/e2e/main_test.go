@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,12 +190,12 @@ func startCluster(ctx context.Context) (func(), error) {
 	// following of KEDA's pods is what these tests check.
 	tr, err := startProcess(ctx, "artt-traffic", traffic, []string{"KUBECONFIG=" + kubeconfig},
 		"--prometheus-address="+prom.URL, "--interval=2s", "--leader-elect=false", "--leave-to-envoy=false",
-		"--metrics-bind-address="+freeAddress(), "--health-probe-bind-address="+freeAddress(), "--log-format=text")
+		"--metrics-bind-address="+e2e.FreeAddress(), "--health-probe-bind-address="+e2e.FreeAddress(), "--log-format=text")
 	if err != nil {
 		return stopAll, err
 	}
 	stops = append(stops, tr)
-	scalerGRPC, scalerHTTP = freeAddress(), freeAddress()
+	scalerGRPC, scalerHTTP = e2e.FreeAddress(), e2e.FreeAddress()
 	s, err := startProcess(ctx, "artt-scaler", scaler, nil, "--grpc-address="+scalerGRPC, "--http-address="+scalerHTTP,
 		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--push-interval=1s", "--log-format=text")
 	if err != nil {
@@ -231,7 +230,7 @@ func startKEDA(ctx context.Context) (func(), error) {
 		return stopAll, err
 	}
 	env := []string{"WATCH_NAMESPACE=", "KEDA_CLUSTER_OBJECT_NAMESPACE=keda", "POD_NAMESPACE=keda", "KUBECONFIG=" + kubeconfig}
-	metricsService := freeAddress()
+	metricsService := e2e.FreeAddress()
 	op, err := startProcess(ctx, "keda-operator", filepath.Join(assets, "keda-operator"), env,
 		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
 		"--metrics-service-bind-address="+metricsService, "--cert-dir="+certs,
@@ -241,14 +240,14 @@ func startKEDA(ctx context.Context) (func(), error) {
 		return stopAll, err
 	}
 	stops = append(stops, op)
-	securePort := freePort()
+	securePort := e2e.FreePort()
 	ad, err := startProcess(ctx, "keda-adapter", filepath.Join(assets, "keda-adapter"), env,
 		"--kubeconfig="+kubeconfig, "--lister-kubeconfig="+kubeconfig,
 		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
 		fmt.Sprintf("--secure-port=%d", securePort), "--cert-dir="+certs,
 		"--tls-cert-file="+filepath.Join(certs, "tls.crt"), "--tls-private-key-file="+filepath.Join(certs, "tls.key"),
 		"--metrics-service-address="+metricsService, "--metrics-service-grpc-authority=keda-operator.keda.svc.cluster.local",
-		fmt.Sprintf("--port=%d", freePort()), "--v=2")
+		fmt.Sprintf("--port=%d", e2e.FreePort()), "--v=2")
 	if err != nil {
 		return stopAll, err
 	}
@@ -256,26 +255,9 @@ func startKEDA(ctx context.Context) (func(), error) {
 	return stopAll, registerAdapter(ctx, securePort)
 }
 
-// startProcess runs a component with its output in work/<name>.log and
-// returns a function that stops it.
+// startProcess runs a component with its output in work/<name>.log.
 func startProcess(ctx context.Context, name, path string, env []string, args ...string) (func(), error) {
-	log, err := os.Create(filepath.Join(work, name+".log"))
-	if err != nil {
-		return func() {}, err
-	}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		return func() {}, fmt.Errorf("%s: %w", name, err)
-	}
-	return func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		log.Close()
-	}, nil
+	return e2e.StartProcess(ctx, work, name, path, env, args...)
 }
 
 // build builds one of ARTT's real binaries from this checkout.
@@ -303,16 +285,6 @@ func moduleDir(module, version string) (string, error) {
 	return "", fmt.Errorf("no source directory for %s@%s", module, version)
 }
 
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func freeAddress() string { return fmt.Sprintf("127.0.0.1:%d", freePort()) }
 
 // registerAdapter makes KEDA's adapter the external metrics API: an
 // ExternalName Service "localhost" (Endpoints may not point at loopback)

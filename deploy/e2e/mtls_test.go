@@ -36,7 +36,7 @@ func mutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	scaler := filepath.Join(work, "artt-scaler") // built by startCluster
-	grpcAddr, httpAddr := freeAddress(), freeAddress()
+	grpcAddr, httpAddr := e2e.FreeAddress(), e2e.FreeAddress()
 	stop, err := startProcess(testScope, "artt-scaler-mtls", scaler, nil, "--grpc-address="+grpcAddr, "--http-address="+httpAddr,
 		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--log-format=text",
 		"--tls-cert-file="+filepath.Join(dir, "server.crt"), "--tls-key-file="+filepath.Join(dir, "server.key"),

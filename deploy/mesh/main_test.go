@@ -3,10 +3,8 @@ package mesh_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/internal/promtest"
 	"github.com/artt-dev/artt/traffic/controller"
 )
@@ -164,29 +163,17 @@ func startIstiod(ctx context.Context, dir, kubeconfig string) (func(), error) {
 	if err := os.WriteFile(mesh, []byte("rootNamespace: istio-system\ntrustDomain: cluster.local\n"), 0o644); err != nil {
 		return func() {}, err
 	}
-	httpAddr := freeAddress()
-	xdsAddr = freeAddress()
-	log, err := os.Create(filepath.Join(work, "istiod.log"))
+	httpAddr := e2e.FreeAddress()
+	xdsAddr = e2e.FreeAddress()
+	stop, err := e2e.StartProcess(ctx, work, "istiod", filepath.Join(dir, "pilot-discovery"),
+		[]string{"POD_NAMESPACE=istio-system", "POD_NAME=istiod", "REVISION=default",
+			"INJECTION_WEBHOOK_CONFIG_NAME=", "VALIDATION_WEBHOOK_CONFIG_NAME=", "PILOT_ENABLE_ANALYSIS=false",
+			"ENABLE_LEADER_ELECTION=false", "PILOT_ENABLE_GATEWAY_API=false", "CLUSTER_ID=Kubernetes", "ISTIOD_CUSTOM_HOST=localhost"},
+		"discovery", "--kubeconfig="+kubeconfig, "--meshConfig="+mesh, "--networksConfig=/nonexistent",
+		"--httpAddr="+httpAddr, "--grpcAddr="+xdsAddr, "--secureGRPCAddr="+e2e.FreeAddress(),
+		"--httpsAddr="+e2e.FreeAddress(), "--monitoringAddr="+e2e.FreeAddress(), "--domain=cluster.local")
 	if err != nil {
-		return func() {}, err
-	}
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "pilot-discovery"), "discovery",
-		"--kubeconfig="+kubeconfig, "--meshConfig="+mesh, "--networksConfig=/nonexistent",
-		"--httpAddr="+httpAddr, "--grpcAddr="+xdsAddr, "--secureGRPCAddr="+freeAddress(),
-		"--httpsAddr="+freeAddress(), "--monitoringAddr="+freeAddress(), "--domain=cluster.local")
-	cmd.Env = append(os.Environ(), "POD_NAMESPACE=istio-system", "POD_NAME=istiod", "REVISION=default",
-		"INJECTION_WEBHOOK_CONFIG_NAME=", "VALIDATION_WEBHOOK_CONFIG_NAME=", "PILOT_ENABLE_ANALYSIS=false",
-		"ENABLE_LEADER_ELECTION=false", "PILOT_ENABLE_GATEWAY_API=false", "CLUSTER_ID=Kubernetes", "ISTIOD_CUSTOM_HOST=localhost")
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		return func() {}, fmt.Errorf("istiod: %w", err)
-	}
-	stop := func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		log.Close()
+		return stop, err
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -198,17 +185,8 @@ func startIstiod(ctx context.Context, dir, kubeconfig string) (func(), error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return stop, fmt.Errorf("istiod not ready within 60s (log %s)", log.Name())
+			return stop, fmt.Errorf("istiod not ready within 60s (log %s)", filepath.Join(work, "istiod.log"))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-func freeAddress() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

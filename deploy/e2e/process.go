@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// StartProcess runs a component with its output in dir/<name>.log and
+// returns a function that stops it (an interrupt, then up to 5 s).
+func StartProcess(ctx context.Context, dir, name, path string, env []string, args ...string) (func(), error) {
+	log, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		return func() {}, err
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return func() {}, fmt.Errorf("%s: %w", name, err)
+	}
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		log.Close()
+	}, nil
+}
+
+// FreePort is a loopback port nothing listens on now.
+func FreePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// FreeAddress is 127.0.0.1:FreePort().
+func FreeAddress() string { return fmt.Sprintf("127.0.0.1:%d", FreePort()) }
