@@ -93,6 +93,15 @@ func pushed(t *testing.T, ns, node string, match func(map[string]localityEndpoin
 	}
 }
 
+// backendClusterSeenOn is ns's backend cluster as istiod sends it to the
+// sidecar on node.
+func backendClusterSeenOn(t *testing.T, ns, node string) *clusterv3.Cluster {
+	t.Helper()
+	sc := newSidecar(t, ns, node)
+	sc.request(t, cdsType)
+	return clusterOf(t, sc.receive(t, cdsType, 30*time.Second), backendCluster(ns))
+}
+
 // rowMatches reports whether a sidecar's endpoints follow a distribute
 // row: each locality in it at its weight with its endpoint, every other
 // one without endpoints (istiod still lists it, at weight 1).
@@ -149,10 +158,7 @@ func TestSidecarsReceiveARTTsRules(t *testing.T) {
 		}
 	})
 	t.Run("least-request inside a locality by default", func(t *testing.T) {
-		sc := newSidecar(t, appNamespace, appNodes[0])
-		sc.request(t, cdsType)
-		c := clusterOf(t, sc.receive(t, cdsType, 30*time.Second), backendCluster(appNamespace))
-		if c.GetLbPolicy() != clusterv3.Cluster_LEAST_REQUEST {
+		if c := backendClusterSeenOn(t, appNamespace, appNodes[0]); c.GetLbPolicy() != clusterv3.Cluster_LEAST_REQUEST {
 			t.Errorf("lb policy %s, want LEAST_REQUEST (Istio's default)", c.GetLbPolicy())
 		}
 	})
@@ -178,10 +184,7 @@ func TestSidecarsReceiveARTTsRules(t *testing.T) {
 		}
 	})
 	t.Run("the user's ROUND_ROBIN survives", func(t *testing.T) {
-		sc := newSidecar(t, handoverNamespace, handoverNodes[0])
-		sc.request(t, cdsType)
-		c := clusterOf(t, sc.receive(t, cdsType, 30*time.Second), backendCluster(handoverNamespace))
-		if c.GetLbPolicy() != clusterv3.Cluster_ROUND_ROBIN {
+		if c := backendClusterSeenOn(t, handoverNamespace, handoverNodes[0]); c.GetLbPolicy() != clusterv3.Cluster_ROUND_ROBIN {
 			t.Errorf("lb policy %s, want the user's ROUND_ROBIN", c.GetLbPolicy())
 		}
 	})
