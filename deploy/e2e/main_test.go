@@ -285,7 +285,6 @@ func moduleDir(module, version string) (string, error) {
 	return "", fmt.Errorf("no source directory for %s@%s", module, version)
 }
 
-
 // registerAdapter makes KEDA's adapter the external metrics API: an
 // ExternalName Service "localhost" (Endpoints may not point at loopback)
 // and the APIService that routes to it.

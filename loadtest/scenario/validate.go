@@ -219,6 +219,22 @@ func (s *Scenario) Validate() error {
 	if s.Warmup.Duration < 0 || s.Warmup.Duration >= s.Duration.Duration {
 		errs = append(errs, bad("warmup", s.Warmup, "must be ≥ 0 and shorter than duration"))
 	}
+	clusterErrs, nodes := s.validateCluster()
+	errs = append(errs, clusterErrs...)
+	appErrs, comps := s.validateApplication(nodes)
+	errs = append(errs, appErrs...)
+	errs = append(errs, s.validateWorkload()...)
+	errs = append(errs, s.validateControl()...)
+	errs = append(errs, s.validateRuns()...)
+	errs = append(errs, s.Frontier.validate()...)
+	errs = append(errs, s.validateEvents(nodes, comps)...)
+	return errors.Join(errs...)
+}
+
+// validateCluster checks the nodes, the ingress and the delays, and
+// returns the node names.
+func (s *Scenario) validateCluster() ([]error, map[string]bool) {
+	var errs []error
 	nodes := map[string]bool{}
 	if len(s.Cluster.Nodes) == 0 {
 		errs = append(errs, bad("cluster.nodes", "[]", "at least one node"))
@@ -248,7 +264,13 @@ func (s *Scenario) Validate() error {
 			errs = append(errs, bad(fmt.Sprintf("cluster.ingress.nodes[%d]", i), n, "not a node of the cluster"))
 		}
 	}
-	d := s.Cluster.Delays
+	errs = append(errs, s.Cluster.Delays.validate(nodes)...)
+	return errs, nodes
+}
+
+// validate checks the delays against the nodes they name.
+func (d Delays) validate(nodes map[string]bool) []error {
+	var errs []error
 	for _, c := range []struct {
 		f string
 		v float64
@@ -283,7 +305,14 @@ func (s *Scenario) Validate() error {
 			errs = append(errs, bad(f+".ms", l.Ms, "must be a finite number ≥ 0"))
 		}
 	}
+	return errs
+}
 
+// validateApplication checks the components, their placement on nodes
+// and their calls (a cycle only once every call is valid), and returns
+// the component names.
+func (s *Scenario) validateApplication(nodes map[string]bool) ([]error, map[string]bool) {
+	var errs []error
 	componentsFrom := len(errs)
 	comps := map[string]bool{}
 	if len(s.Application.Components) == 0 {
@@ -337,7 +366,12 @@ func (s *Scenario) Validate() error {
 			errs = append(errs, bad("application.components", cyc, "the call graph must not have cycles"))
 		}
 	}
+	return errs, comps
+}
 
+// validateWorkload checks the arrival process and the client timeout.
+func (s *Scenario) validateWorkload() []error {
+	var errs []error
 	w := s.Workload
 	switch w.Type {
 	case "constant":
@@ -371,6 +405,12 @@ func (s *Scenario) Validate() error {
 	if w.Timeout.Duration <= 0 {
 		errs = append(errs, bad("workload.timeout", w.Timeout, "must be positive"))
 	}
+	return errs
+}
+
+// validateControl checks the control loop's knobs.
+func (s *Scenario) validateControl() []error {
+	var errs []error
 	if s.Control.CPUTarget <= 0 || s.Control.CPUTarget > 1000 {
 		errs = append(errs, bad("control.cpuTarget", s.Control.CPUTarget, "must be in (0, 1000] percent"))
 	}
@@ -380,9 +420,13 @@ func (s *Scenario) Validate() error {
 	if s.Control.HPAScaleUpPods < 1 {
 		errs = append(errs, bad("control.hpaScaleUpPods", s.Control.HPAScaleUpPods, "must be at least 1"))
 	}
+	return errs
+}
 
-	errs = append(errs, s.validateRuns()...)
-	errs = append(errs, s.Frontier.validate()...)
+// validateEvents checks the injected events against the nodes and
+// components.
+func (s *Scenario) validateEvents(nodes, comps map[string]bool) []error {
+	var errs []error
 	for i, e := range s.Events {
 		f := fmt.Sprintf("events[%d]", i)
 		switch {
@@ -400,7 +444,7 @@ func (s *Scenario) Validate() error {
 			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // validateRuns checks every run's policies and knobs, and that no two

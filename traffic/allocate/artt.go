@@ -87,24 +87,48 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 	}
 	observe := isNew(a.healthMeasured)
 	a.healthMeasured = s.MeasuredAt
-	// Shares and health first, component by component (cheap); routing,
-	// the min-cost flows, only when the allocation is wanted: every cycle,
-	// and on the fast path only when something changed.
-	type plan struct {
-		groups   []traffic.Group
-		supplies []traffic.Amount
-		route    traffic.Route // component, groups and notes, no sources yet
-	}
-	// Each component's estimator and tracker is fetched here, on one
-	// goroutine; the components are then planned in parallel, since none
-	// shares state with another.
-	downs := x.Downstreams()
 	if fresh && !s.At.IsZero() {
-		for _, component := range downs {
+		for _, component := range x.Downstreams() {
 			a.seen[component] = s.At
 		}
 		a.forget(s.At.Add(-a.opts.ForgetAfter))
 	}
+	// Shares and health first, component by component (cheap); routing,
+	// the min-cost flows, only when the allocation is wanted: every cycle,
+	// and on the fast path only when something changed.
+	plans := a.plan(x, s, fresh, observe)
+	changed := a.changed(plans)
+	if !rebalance && !changed {
+		return traffic.Allocation{Policy: "artt"}, false, nil
+	}
+	for component, p := range plans {
+		now := make(map[string]traffic.GroupShare, len(p.route.Groups))
+		for _, g := range p.route.Groups {
+			now[g.Node] = g
+		}
+		a.last[component] = now
+	}
+	routes, err := a.route(x, plans)
+	if err != nil {
+		return traffic.Allocation{}, false, err
+	}
+	a.memo.forget(routed(routes))
+	return traffic.Allocation{Policy: "artt", Routes: routes}, changed, nil
+}
+
+// plan is one component's shares and health, before routing.
+type plan struct {
+	groups   []traffic.Group
+	supplies []traffic.Amount
+	route    traffic.Route // component, groups and notes, no sources yet
+}
+
+// plan estimates every component's shares and weighs them by health. Each
+// component's estimator and tracker is fetched here, on one goroutine; the
+// components are then planned in parallel, since none shares state with
+// another.
+func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, fresh, observe bool) map[string]plan {
+	downs := x.Downstreams()
 	estimators := make([]*forecast.ComponentEstimator, len(downs))
 	trackers := make([]*health.Tracker, len(downs))
 	for i, component := range downs {
@@ -142,33 +166,34 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 			plans[component] = planned[i]
 		}
 	}
-	// Compare with the routing last handed out (Allocate's, or a Protect
-	// that changed it), not with every Protect call, so slow drifts add up.
-	changed := false
+	return plans
+}
+
+// changed reports whether a group's health state moved, or its share by
+// more than protectChange, against the routing last handed out
+// (Allocate's, or a Protect that changed it), not against every Protect
+// call, so slow drifts add up.
+func (a *ARTT) changed(plans map[string]plan) bool {
 	for component, p := range plans {
 		prev := a.last[component]
 		for _, g := range p.route.Groups {
 			old, ok := prev[g.Node]
 			if !ok || old.Health != g.Health || math.Abs(g.Share-old.Share) > protectChange*old.Share {
-				changed = true
+				return true
 			}
 		}
 	}
-	if !rebalance && !changed {
-		return traffic.Allocation{Policy: "artt"}, false, nil
-	}
-	for component, p := range plans {
-		now := make(map[string]traffic.GroupShare, len(p.route.Groups))
-		for _, g := range p.route.Groups {
-			now[g.Node] = g
-		}
-		a.last[component] = now
-	}
+	return false
+}
+
+// route routes every planned component by NTAM and decides, where the
+// handover is on, whether its table or Envoy carries it.
+func (a *ARTT) route(x *traffic.Index, plans map[string]plan) ([]traffic.Route, error) {
 	memories := make(map[string]*handoverMemory, len(plans))
 	for component := range plans {
 		memories[component] = a.handover.Get(component)
 	}
-	routes, err := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
+	return eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
 		p, ok := plans[component]
 		if !ok {
 			return traffic.Route{}, false, nil
@@ -188,11 +213,6 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 		}
 		return r, true, nil
 	})
-	if err != nil {
-		return traffic.Allocation{}, false, err
-	}
-	a.memo.forget(routed(routes))
-	return traffic.Allocation{Policy: "artt", Routes: routes}, changed, nil
 }
 
 // applyHealth observes each group's health and scales its share. Latency is

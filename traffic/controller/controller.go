@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/errgroup"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	appsv1 "k8s.io/api/apps/v1"
@@ -23,7 +21,6 @@ import (
 
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
-	"github.com/artt-dev/artt/traffic/istio"
 )
 
 // Scheme holds the types artt-traffic reads and writes: Kubernetes' own
@@ -284,8 +281,35 @@ func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.Destina
 // health changed.
 func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time) {
 	start := c.opts.Now()
-	// The cluster is read from the cache while Prometheus answers: neither
-	// waits on the other.
+	st, rules, ok := c.measure(ctx, why, start)
+	if !ok {
+		return
+	}
+	if c.opts.LabelNodes {
+		c.labelNodes(ctx, st.nodes)
+	}
+	snap, comps := snapshot(st, c.last, start)
+	if why == cycle {
+		c.publishTopology(ctx, snap)
+	}
+	alloc, ok := c.allocate(snap, why, start)
+	if !ok {
+		return
+	}
+	results := c.writeRoutes(ctx, alloc, snap, comps, rules)
+	took := c.opts.Now().Sub(start)
+	c.tel.cycle.WithLabelValues(string(why)).Observe(took.Seconds())
+	if !seen.IsZero() {
+		c.tel.reaction.Observe(c.opts.Now().Sub(seen).Seconds())
+	}
+	c.log.Debug("reallocated", "trigger", why, "routes", len(alloc.Routes), "written", results[written],
+		"unchanged", results[unchanged], "conflicts", results[conflict], "failed", results[failed], "took", took)
+}
+
+// measure reads the cluster from the cache while Prometheus answers (an
+// event reuses the last measurements). ok is false, and the last routing
+// kept, when either fails.
+func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) (cluster, []*networkingv1.DestinationRule, bool) {
 	var st cluster
 	var rules []*networkingv1.DestinationRule
 	var err error
@@ -303,7 +327,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 			c.tel.collectErrs.Inc()
 			c.tel.promUp.Set(0)
 			c.log.Error("measurements unavailable: keeping the last routing", "error", collectErr)
-			return
+			return st, nil, false
 		}
 		c.last = m
 		c.tel.promUp.Set(1)
@@ -313,24 +337,25 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	<-read
 	if err != nil {
 		c.log.Error("reading the cluster failed: keeping the last routing", "error", err)
-		return
+		return st, nil, false
 	}
-	if c.opts.LabelNodes {
-		c.labelNodes(ctx, st.nodes)
-	}
+	return st, rules, true
+}
+
+// allocate runs the policy on the snapshot: its fast path for a
+// protection, which may find nothing to change (ok false, nothing to
+// write), its cycle otherwise.
+func (c *Controller) allocate(snap traffic.Snapshot, why trigger, start time.Time) (traffic.Allocation, bool) {
 	allocStart := c.opts.Now()
-	snap, comps := snapshot(st, c.last, start)
-	if why == cycle {
-		c.publishTopology(ctx, snap)
-	}
 	var alloc traffic.Allocation
+	var err error
 	if why == protection {
 		var changed bool
 		alloc, changed, err = c.protector.Protect(snap)
 		if err == nil && !changed {
 			c.tel.phase.WithLabelValues("allocate").Observe(c.opts.Now().Sub(allocStart).Seconds())
 			c.tel.cycle.WithLabelValues(string(why)).Observe(c.opts.Now().Sub(start).Seconds())
-			return
+			return alloc, false
 		}
 		if err == nil {
 			c.tel.protections.Inc()
@@ -348,89 +373,9 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	if err != nil {
 		c.tel.allocErrs.Inc()
 		c.log.Error("allocation failed: keeping the last routing", "error", err)
-		return
+		return alloc, false
 	}
-	localities := make(map[string]string, len(snap.Nodes))
-	for _, n := range snap.Nodes {
-		localities[n.Name] = n.Locality
-	}
-	locate := func(node string) (string, bool) {
-		l := localities[node]
-		return l, l != ""
-	}
-	writeStart := c.opts.Now()
-	c.tel.share.Reset()
-	c.tel.health.Reset()
-	c.tel.envoy.Reset()
-	results := map[writeResult]int{}
-	var mu sync.Mutex // guards results
-	var writes errgroup.Group
-	writes.SetLimit(writeConcurrency)
-	for _, r := range alloc.Routes {
-		comp := comps[r.Component]
-		left := 0.0
-		if r.Envoy {
-			left = 1
-		}
-		c.tel.envoy.WithLabelValues(r.Component).Set(left)
-		for _, g := range r.Groups {
-			c.tel.share.WithLabelValues(r.Component, g.Node).Set(g.Share)
-			if g.Health != "" {
-				c.tel.health.WithLabelValues(r.Component, g.Node, g.Health).Set(1)
-			}
-		}
-		ds, err := istio.Distributes(r, locate)
-		if err != nil {
-			c.tel.writes.WithLabelValues(string(failed)).Inc()
-			mu.Lock()
-			results[failed]++
-			mu.Unlock()
-			c.log.Error("cannot express the allocation for Istio", "component", r.Component, "error", err)
-			continue
-		}
-		t := chooseTarget(rules, comp)
-		state := ""
-		if c.writer.changes(t, comp, ds, !r.Envoy) {
-			state = c.stateOf(r.Component)
-		}
-		writes.Go(func() error {
-			if c.beforeWrite != nil && c.writer.changes(t, comp, ds, !r.Envoy) {
-				c.beforeWrite(r.Component)
-			}
-			// The write runs under the leader's context: a leader that has
-			// lost its lease (the manager cancels it) cannot write late.
-			res, err := c.writer.write(ctx, t, comp, ds, !r.Envoy, state, c.opts.DryRun)
-			c.tel.writes.WithLabelValues(string(res)).Inc()
-			mu.Lock()
-			results[res]++
-			mu.Unlock()
-			logArgs := []any{"component", r.Component, "destinationRule", t.key(), "result", res, "groups", groupSummary(r), "leftToEnvoy", r.Envoy}
-			if r.SlowLinks > 0 {
-				logArgs = append(logArgs, "slowLinksRemoved", r.RemovedLinks, "slowLinksKept", r.SlowLinks-r.RemovedLinks)
-			}
-			if r.KeptSlowUpToMs > 0 {
-				logArgs = append(logArgs, "slowLinksKeptUpToMs", r.KeptSlowUpToMs)
-			}
-			switch {
-			case err != nil:
-				c.log.Error("routing not written", append(logArgs, "error", err)...)
-			case res == written || res == dryRun:
-				c.log.Info("routing", logArgs...)
-			default:
-				c.log.Debug("routing", logArgs...)
-			}
-			return nil // a failed write is logged and counted; the others go on
-		})
-	}
-	_ = writes.Wait()
-	c.tel.phase.WithLabelValues("write").Observe(c.opts.Now().Sub(writeStart).Seconds())
-	took := c.opts.Now().Sub(start)
-	c.tel.cycle.WithLabelValues(string(why)).Observe(took.Seconds())
-	if !seen.IsZero() {
-		c.tel.reaction.Observe(c.opts.Now().Sub(seen).Seconds())
-	}
-	c.log.Debug("reallocated", "trigger", why, "routes", len(alloc.Routes), "written", results[written],
-		"unchanged", results[unchanged], "conflicts", results[conflict], "failed", results[failed], "took", took)
+	return alloc, true
 }
 
 // groupSummary is "node=share" for the log.

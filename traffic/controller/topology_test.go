@@ -19,9 +19,12 @@ func TestTopologyIsPublishedForTheScheduler(t *testing.T) {
 	createApp(t, "topo")
 	in := start(t, instanceOptions{topology: "default/artt-topology"})
 	var cm corev1.ConfigMap
-	waitFor(t, 20*time.Second, "the topology ConfigMap", func() bool {
+	// The write is counted after the apply returns, so the ConfigMap can be
+	// read a moment before its write is counted.
+	waitFor(t, 20*time.Second, "the topology ConfigMap, and its write counted", func() bool {
 		err := k8s.Get(testScope, client.ObjectKey{Namespace: "default", Name: "artt-topology"}, &cm)
-		return err == nil && strings.Contains(cm.Data[topology.CallsKey], "topo/frontend topo/backend")
+		return err == nil && strings.Contains(cm.Data[topology.CallsKey], "topo/frontend topo/backend") &&
+			counter(t, in.reg, "artt_traffic_topology_writes_total", map[string]string{"result": "written"}) > 0
 	})
 	top, err := topology.Parse(cm.Data)
 	if err != nil {

@@ -96,45 +96,38 @@ const (
 // updated and shares not shifted again; replicas that left drop out and new
 // ones are warm-started, and the shares are renormalised.
 func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []GroupEstimate {
-	type entry struct {
-		r     traffic.Replica
-		group int
-		state *replica
-		warm  string
+	all := c.observe(groups, fresh)
+	if fresh {
+		c.forgetAbsent(all)
 	}
+	if len(all) == 0 {
+		return nil
+	}
+	shares, loads := c.shift(all, fresh)
+	return report(groups, all, shares, loads)
+}
+
+// entry is one replica of this Estimate: its measurement, its group's
+// index, its state, and the replica it was warm-started from ("" for none).
+type entry struct {
+	r     traffic.Replica
+	group int
+	state *replica
+	warm  string
+}
+
+// observe finds or warm-starts every replica's state and, with fresh
+// measurements, folds them into its filter.
+func (c *ComponentEstimator) observe(groups []traffic.Group, fresh bool) []entry {
 	var all []entry
-	present := make(map[string]bool)
 	cost := nodeCosts(groups)
 	existing := c.referenceCandidates()
 	meanShare := c.meanShare()
 	seeded := c.seededShares(groups)
 	c.seed = nil
-
-	// The share of the component's requests each replica actually served.
-	// A replica whose count is missing skips its own filter only; its
-	// traffic is taken at the share ARTT last gave it (none for a replica
-	// not routed to yet), so its peers' shares stay fractions of the whole
-	// component.
-	var served, missingShare float64
-	for _, g := range groups {
-		for _, r := range g.Replicas {
-			if math.IsNaN(r.Requests) {
-				if st, ok := c.replicas[r.Name]; ok {
-					missingShare += st.share
-				}
-				continue
-			}
-			served += r.Requests
-		}
-	}
-	sharesKnown := served > 0 && missingShare < 1
-	if sharesKnown {
-		served /= 1 - missingShare
-	}
-
+	served, sharesKnown := c.served(groups)
 	for gi, g := range groups {
 		for _, r := range g.Replicas {
-			present[r.Name] = true
 			st, ok := c.replicas[r.Name]
 			warm := ""
 			if !ok {
@@ -154,37 +147,70 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Grou
 				c.replicas[r.Name] = st
 			}
 			st.node = r.Node
-			if !fresh {
-				all = append(all, entry{r: r, group: gi, state: st, warm: warm})
-				continue
-			}
-			// The observation is utilisation per unit of traffic share: it
-			// moves with demand and node speed, not with the shares ARTT
-			// itself sets, so forecasting it does not chase our own steps.
-			if share := r.Requests / served; sharesKnown && share > 0 && !math.IsNaN(r.CPU) {
-				st.filter.Update(r.CPU/r.Limit()/share, c.cfg.Noise)
-			} else {
-				st.filter.Skip(c.cfg.Noise)
+			if fresh {
+				// The observation is utilisation per unit of traffic share:
+				// it moves with demand and node speed, not with the shares
+				// ARTT itself sets, so forecasting it does not chase our own
+				// steps.
+				if share := r.Requests / served; sharesKnown && share > 0 && !math.IsNaN(r.CPU) {
+					st.filter.Update(r.CPU/r.Limit()/share, c.cfg.Noise)
+				} else {
+					st.filter.Skip(c.cfg.Noise)
+				}
 			}
 			all = append(all, entry{r: r, group: gi, state: st, warm: warm})
 		}
 	}
-	for name, st := range c.replicas {
-		if !fresh {
-			break
+	return all
+}
+
+// served is the component's request rate the replicas' shares are of. A
+// replica whose count is missing skips its own filter only; its traffic
+// is taken at the share ARTT last gave it (none for a replica not routed
+// to yet), so its peers' shares stay fractions of the whole component.
+// known is false when no share can be told.
+func (c *ComponentEstimator) served(groups []traffic.Group) (served float64, known bool) {
+	var missingShare float64
+	for _, g := range groups {
+		for _, r := range g.Replicas {
+			if math.IsNaN(r.Requests) {
+				if st, ok := c.replicas[r.Name]; ok {
+					missingShare += st.share
+				}
+				continue
+			}
+			served += r.Requests
 		}
+	}
+	known = served > 0 && missingShare < 1
+	if known {
+		served /= 1 - missingShare
+	}
+	return served, known
+}
+
+// forgetAbsent drops replicas absent for more than ForgetAfter fresh
+// measurements.
+func (c *ComponentEstimator) forgetAbsent(all []entry) {
+	present := make(map[string]bool, len(all))
+	for _, e := range all {
+		present[e.r.Name] = true
+	}
+	for name, st := range c.replicas {
 		if present[name] {
 			st.missed = 0
 		} else if st.missed++; st.missed > c.cfg.ForgetAfter {
 			delete(c.replicas, name)
 		}
 	}
-	if len(all) == 0 {
-		return nil
-	}
+}
 
-	shares := make([]float64, len(all))
-	loads := make([]float64, len(all))
+// shift is the replicas' shares, renormalised, moved by one bounded step
+// toward even forecast utilisation with fresh measurements, and floored;
+// and their forecast loads.
+func (c *ComponentEstimator) shift(all []entry, fresh bool) (shares, loads []float64) {
+	shares = make([]float64, len(all))
+	loads = make([]float64, len(all))
 	for i, e := range all {
 		shares[i] = e.state.share
 		if !(shares[i] > 0) {
@@ -196,8 +222,12 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Grou
 	if fresh {
 		shares = boundedShift(shares, loads, c.cfg.MaxStep, c.cfg.UtilizationFloor)
 	}
-	shares = floorShares(shares, c.cfg.MinShare)
+	return floorShares(shares, c.cfg.MinShare), loads
+}
 
+// report keeps each replica's new share and sums them by group, with the
+// replicas' forecasts.
+func report(groups []traffic.Group, all []entry, shares, loads []float64) []GroupEstimate {
 	out := make([]GroupEstimate, len(groups))
 	for gi, g := range groups {
 		out[gi] = GroupEstimate{Node: g.Node, Basis: BasisForecast}
