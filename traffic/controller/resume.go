@@ -42,8 +42,18 @@ func (c *Controller) stateOf(component string) string {
 	if err != nil {
 		return ""
 	}
+	if len(b) > maxStateBytes {
+		c.log.Warn("state too large to annotate: a new leader starts this component from nothing", "component", component, "bytes", len(b), "limit", maxStateBytes)
+		return ""
+	}
 	return string(b)
 }
+
+// maxStateBytes bounds the state annotation: the apiserver refuses an
+// object whose annotations pass 256 KiB in all, and the rule's weights
+// must be written whatever the state's size (a component on about a
+// thousand nodes reaches it).
+const maxStateBytes = 128 << 10
 
 // resume hands the policy the states of the rules in force, once, when this
 // instance starts leading. A rule without the annotation, or with another
