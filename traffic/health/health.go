@@ -209,22 +209,7 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 		t.groups[key] = g
 	}
 	g.seen = at
-	slow, costKnown := 1.0, false
-	if cost := o.CostPerRequest; cost > 0 {
-		if g.costBaseline > 0 {
-			slow, costKnown = cost/g.costBaseline, true
-			if o.PeerCostChange > 1 {
-				slow /= o.PeerCostChange
-			}
-			if dt := at.Sub(g.costAt); dt > 0 {
-				w := 1 - math.Exp2(-dt.Seconds()/t.cfg.CostBaselineHalfLife.Seconds())
-				g.costBaseline += w * (cost - g.costBaseline)
-				g.costAt = at
-			}
-		} else {
-			g.costBaseline, g.costAt = cost, at
-		}
-	}
+	slow, costKnown := t.costSlowdown(g, at, o)
 	g.slow = slow
 	if math.IsNaN(g.baseline) && p95Ms > 0 {
 		g.baseline = p95Ms
@@ -232,7 +217,7 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	ratio, latencyKnown := 1.0, false
 	if p95Ms >= 0 && g.baseline > 0 {
 		ref := g.baseline
-		if o.PeerP95Ms > ref {
+		if o.PeerP95Ms > ref { // a NaN peer median is no reference
 			ref = o.PeerP95Ms
 		}
 		ratio, latencyKnown = p95Ms/ref, true
@@ -241,51 +226,85 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	if !errKnown {
 		errorRate = 0
 	}
-
-	if latencyKnown || errKnown || costKnown {
+	switch {
+	case latencyKnown || errKnown || costKnown:
 		q := math.Min(1, math.Max(t.cfg.MinWeight, 1-math.Max(0, math.Max(ratio, slow)-1)-10*errorRate))
 		decay := math.Exp2(-at.Sub(g.last).Seconds() / t.cfg.ScoreHalfLife.Seconds())
 		g.score = q + (g.score-q)*decay
 		g.last = at
-
-		severe := ratio > t.cfg.UnhealthyLatencyFactor || errorRate > t.cfg.UnhealthyErrorRate
-		bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate || slow > t.cfg.DegradedCostFactor
-		switch {
-		case severe:
-			g.healthySince = time.Time{}
-			if g.failingSince.IsZero() {
-				g.failingSince = at
-			}
-			if at.Sub(g.failingSince) >= t.cfg.UnhealthyAfter {
-				t.enter(g, Unhealthy, at)
-			} else if g.state == Healthy {
-				t.enter(g, Degraded, at)
-			}
-		case bad:
-			g.failingSince, g.healthySince = time.Time{}, time.Time{}
-			if g.state == Healthy {
-				t.enter(g, Degraded, at)
-			}
-		default:
-			g.failingSince = time.Time{}
-			if g.healthySince.IsZero() {
-				g.healthySince = at
-			}
-			if g.state == Unhealthy {
-				t.enter(g, Degraded, at)
-			} else if g.state == Degraded && at.Sub(g.healthySince) >= t.cfg.RecoverAfter {
-				t.enter(g, Healthy, at)
-			}
-			// The baseline learns only from latency that is good by its own
-			// measure, not from a slowdown excused because the peers share it.
-			if g.state == Healthy && latencyKnown && p95Ms <= t.cfg.DegradedLatencyFactor*g.baseline {
-				g.baseline += t.cfg.BaselineAlpha * (p95Ms - g.baseline)
-			}
+		good := t.judge(g, at, ratio, slow, errorRate)
+		// The baseline learns only from latency that is good by its own
+		// measure, not from a slowdown excused because the peers share it.
+		if good && g.state == Healthy && latencyKnown && p95Ms <= t.cfg.DegradedLatencyFactor*g.baseline {
+			g.baseline += t.cfg.BaselineAlpha * (p95Ms - g.baseline)
 		}
-	} else if g.state == Unhealthy && at.Sub(g.entered) >= t.cfg.RecoverAfter {
+	case g.state == Unhealthy && at.Sub(g.entered) >= t.cfg.RecoverAfter:
 		t.enter(g, Degraded, at) // half-open: let probe traffic in
 	}
 	return t.status(g)
+}
+
+// costSlowdown is the group's CPU per request against its baseline,
+// divided by its peers' change when that is above 1 (a heavier mix
+// everywhere is nobody's fault), and moves the baseline on by its
+// half-life; known is false while no cost or no baseline is known.
+func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation) (slow float64, known bool) {
+	cost := o.CostPerRequest
+	if !(cost > 0) {
+		return 1, false
+	}
+	if !(g.costBaseline > 0) {
+		g.costBaseline, g.costAt = cost, at
+		return 1, false
+	}
+	slow = cost / g.costBaseline
+	if o.PeerCostChange > 1 {
+		slow /= o.PeerCostChange
+	}
+	if dt := at.Sub(g.costAt); dt > 0 {
+		w := 1 - math.Exp2(-dt.Seconds()/t.cfg.CostBaselineHalfLife.Seconds())
+		g.costBaseline += w * (cost - g.costBaseline)
+		g.costAt = at
+	}
+	return slow, true
+}
+
+// judge moves a group's state by one observation's evidence: severe for
+// UnhealthyAfter makes it Unhealthy (Degraded at once), bad Degraded, good
+// for RecoverAfter Healthy again (Unhealthy passes through Degraded). It
+// reports whether the evidence was good.
+func (t *Tracker) judge(g *group, at time.Time, ratio, slow, errorRate float64) (good bool) {
+	severe := ratio > t.cfg.UnhealthyLatencyFactor || errorRate > t.cfg.UnhealthyErrorRate
+	bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate || slow > t.cfg.DegradedCostFactor
+	switch {
+	case severe:
+		g.healthySince = time.Time{}
+		if g.failingSince.IsZero() {
+			g.failingSince = at
+		}
+		if at.Sub(g.failingSince) >= t.cfg.UnhealthyAfter {
+			t.enter(g, Unhealthy, at)
+		} else if g.state == Healthy {
+			t.enter(g, Degraded, at)
+		}
+	case bad:
+		g.failingSince, g.healthySince = time.Time{}, time.Time{}
+		if g.state == Healthy {
+			t.enter(g, Degraded, at)
+		}
+	default:
+		g.failingSince = time.Time{}
+		if g.healthySince.IsZero() {
+			g.healthySince = at
+		}
+		if g.state == Unhealthy {
+			t.enter(g, Degraded, at)
+		} else if g.state == Degraded && at.Sub(g.healthySince) >= t.cfg.RecoverAfter {
+			t.enter(g, Healthy, at)
+		}
+		return true
+	}
+	return false
 }
 
 func (t *Tracker) enter(g *group, s State, at time.Time) {
