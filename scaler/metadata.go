@@ -137,16 +137,7 @@ var promDuration = regexp.MustCompile(`^([0-9]+(ms|s|m|h|d|w|y))+$`)
 // them all in one edit instead of one per poll.
 func ParseMetadata(namespace, name string, md map[string]string, defaultPrometheus string) (Spec, error) {
 	p := parser{md: md}
-	keys := make([]string, 0, len(md))
-	for k := range md {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
-			p.fail(k, "unknown key; see the README for the keys artt-scaler reads")
-		}
-	}
+	p.checkKeys()
 	if !dnsLabel.MatchString(namespace) {
 		p.errs = append(p.errs, &MetadataError{"namespace", namespace, "not a valid Kubernetes namespace"})
 	}
@@ -170,7 +161,38 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	cfg.Lead = float64(s.LeadTime) / float64(s.Step)
 	s.Threshold = cfg
 	p.checkThreshold(cfg)
-	validWorkload := dnsLabel.MatchString(s.Workload)
+	validWorkload := p.checkSpec(s)
+	// The queries interpolate the namespace, the workload and the rate
+	// window: they are rendered only from values that passed their checks.
+	if validWorkload && validWindow && dnsLabel.MatchString(namespace) {
+		p.renderQueries(&s, rateWindow)
+	}
+	if len(p.errs) > 0 {
+		return Spec{}, errors.Join(p.errs...)
+	}
+	return s, nil
+}
+
+// checkKeys refuses, in order, the keys neither artt-scaler nor KEDA reads.
+func (p *parser) checkKeys() {
+	keys := make([]string, 0, len(p.md))
+	for k := range p.md {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
+			p.fail(k, "unknown key; see the README for the keys artt-scaler reads")
+		}
+	}
+}
+
+// checkSpec checks the values read into s that no single key's parser can:
+// the workload's name (reported whether it is valid), Prometheus's
+// address, the points a range query needs, the metric form and the
+// activation rate.
+func (p *parser) checkSpec(s Spec) (validWorkload bool) {
+	validWorkload = dnsLabel.MatchString(s.Workload)
 	if !validWorkload {
 		p.errs = append(p.errs, &MetadataError{"workload", s.Workload, "must be a Kubernetes object name (lower-case letters, digits, '-', '.')"})
 	}
@@ -180,46 +202,43 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 		p.errs = append(p.errs, &MetadataError{"prometheusAddress", s.PrometheusAddress, "must be an http:// or https:// URL with a host"})
 	}
 	if s.Points() > maxPoints {
-		p.errs = append(p.errs, &MetadataError{"history", md["history"], fmt.Sprintf("window + history − 1 = %d exceeds the %d points Prometheus returns per range query", s.Points(), maxPoints)})
+		p.errs = append(p.errs, &MetadataError{"history", p.md["history"], fmt.Sprintf("window + history − 1 = %d exceeds the %d points Prometheus returns per range query", s.Points(), maxPoints)})
 	}
 	if s.Form != FormNormalized && s.Form != FormUtilization {
 		p.errs = append(p.errs, &MetadataError{"metricForm", string(s.Form), `must be "normalized" or "utilization"`})
 	}
 	if math.IsNaN(s.ActivationRequestRate) || math.IsInf(s.ActivationRequestRate, 0) || s.ActivationRequestRate < 0 {
-		p.errs = append(p.errs, &MetadataError{"activationRequestRate", md["activationRequestRate"], "must be a finite number ≥ 0"})
+		p.errs = append(p.errs, &MetadataError{"activationRequestRate", p.md["activationRequestRate"], "must be a finite number ≥ 0"})
 	}
+	return validWorkload
+}
 
-	// The queries interpolate the namespace, the workload and the rate
-	// window: they are rendered only from values that passed their checks.
-	if validWorkload && validWindow && dnsLabel.MatchString(namespace) {
-		vars := queryVars{
-			Namespace:    s.Namespace,
-			Workload:     s.Workload,
-			PodRegex:     regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
-			RateWindow:   rateWindow,
-			RateFunction: s.RateFunction,
-		}
-		for _, q := range []struct {
-			key, def string
-			dst      *string
-		}{
-			{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
-			{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
-			{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
-			{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
-		} {
-			text, err := render(q.key, p.str(q.key, q.def), vars)
-			if err != nil {
-				p.errs = append(p.errs, err)
-				continue
-			}
-			*q.dst = text
-		}
+// renderQueries renders the four queries, each the metadata's template or
+// the default, into s.
+func (p *parser) renderQueries(s *Spec, rateWindow string) {
+	vars := queryVars{
+		Namespace:    s.Namespace,
+		Workload:     s.Workload,
+		PodRegex:     regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
+		RateWindow:   rateWindow,
+		RateFunction: s.RateFunction,
 	}
-	if len(p.errs) > 0 {
-		return Spec{}, errors.Join(p.errs...)
+	for _, q := range []struct {
+		key, def string
+		dst      *string
+	}{
+		{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
+		{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
+		{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
+		{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
+	} {
+		text, err := render(q.key, p.str(q.key, q.def), vars)
+		if err != nil {
+			p.errs = append(p.errs, err)
+			continue
+		}
+		*q.dst = text
 	}
-	return s, nil
 }
 
 // thresholdConfig reads the threshold's keys over its defaults.
