@@ -136,85 +136,14 @@ func Import(ctx context.Context, api promv1.API, o Options) (*Result, error) {
 	ns := quote(o.Namespace)
 	est := &estimates{}
 
-	// Pods now, and every pod of the period (for the ones replaced since).
-	now, err := q.required(ctx, "pods", `kube_pod_info{namespace=`+ns+`}`, `count(kube_pod_info)`, kubeStateMetrics, o.Namespace)
+	podsNow, podsEver, err := readPods(ctx, q, ns, o)
 	if err != nil {
 		return nil, err
 	}
-	period, err := q.vector(ctx, `max by (pod, node, created_by_kind, created_by_name) (max_over_time(kube_pod_info{namespace=`+ns+`}[`+q.window+`]))`)
+	cpu, served, calls, err := readUsage(ctx, q, ns, o)
 	if err != nil {
 		return nil, err
 	}
-	owners, err := q.vector(ctx, `max by (replicaset, owner_name) (max_over_time(kube_replicaset_owner{namespace=`+ns+`,owner_kind="Deployment"}[`+q.window+`]))`)
-	if err != nil {
-		return nil, err
-	}
-	deploymentOf := map[string]string{}
-	for _, s := range owners {
-		deploymentOf[label(s, "replicaset")] = label(s, "owner_name")
-	}
-	workloadOf := func(s *model.Sample) string {
-		switch label(s, "created_by_kind") {
-		case "ReplicaSet":
-			return deploymentOf[label(s, "created_by_name")]
-		case "StatefulSet":
-			return label(s, "created_by_name")
-		}
-		return ""
-	}
-	podsNow := map[string]*pod{}
-	for _, s := range now {
-		if w := workloadOf(s); w != "" && label(s, "node") != "" {
-			podsNow[label(s, "pod")] = &pod{name: label(s, "pod"), node: label(s, "node"), workload: w, cpuRequest: math.NaN(), cpuLimit: math.NaN()}
-		}
-	}
-	if len(podsNow) == 0 {
-		return nil, fmt.Errorf("namespace %q has no pods of a Deployment or StatefulSet on a node at %s (kube_pod_info, kube_replicaset_owner)", o.Namespace, o.Until.UTC().Format(time.RFC3339))
-	}
-	podsEver := map[string]pod{}
-	for _, s := range period {
-		if w := workloadOf(s); w != "" && label(s, "node") != "" {
-			podsEver[label(s, "pod")] = pod{name: label(s, "pod"), node: label(s, "node"), workload: w}
-		}
-	}
-	for n, p := range podsNow {
-		podsEver[n] = *p
-	}
-	for _, r := range []struct {
-		metric string
-		set    func(*pod, float64)
-	}{
-		{"kube_pod_container_resource_requests", func(p *pod, v float64) { p.cpuRequest = v }},
-		{"kube_pod_container_resource_limits", func(p *pod, v float64) { p.cpuLimit = v }},
-	} {
-		v, err := q.vector(ctx, `sum by (pod) (`+r.metric+`{namespace=`+ns+`,resource="cpu"})`)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range v {
-			if p := podsNow[label(s, "pod")]; p != nil {
-				r.set(p, float64(s.Value))
-			}
-		}
-	}
-
-	// What each pod used and served over the period.
-	cpu, err := q.required(ctx, "CPU usage", `sum by (pod) (rate(container_cpu_usage_seconds_total{namespace=`+ns+`,container!="",container!="POD"}[`+q.window+`]))`,
-		`count(container_cpu_usage_seconds_total)`, cadvisor, o.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	served, err := q.required(ctx, "Istio request counters", `sum by (pod) (rate(istio_requests_total{reporter="destination",namespace=`+ns+`}[`+q.window+`]))`,
-		`count(istio_requests_total)`, istioTelemetry, o.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	calls, err := q.required(ctx, "Istio call graph", `sum by (source_workload_namespace, source_workload, destination_workload) (rate(istio_requests_total{reporter="source",destination_workload_namespace=`+ns+`}[`+q.window+`]))`,
-		`count(istio_requests_total{reporter="source"})`, istioTelemetry, o.Namespace)
-	if err != nil {
-		return nil, err
-	}
-
 	comps, samples := measureComponents(podsNow, podsEver, cpu, served, est)
 	if len(comps) == 0 {
 		return nil, fmt.Errorf("namespace %q: no Deployment's pods served requests over the %s up to %s (istio_requests_total with reporter=\"destination\" and a pod label)", o.Namespace, o.Since, o.Until.UTC().Format(time.RFC3339))
@@ -259,6 +188,95 @@ func Import(ctx context.Context, api promv1.API, o Options) (*Result, error) {
 		return nil, fmt.Errorf("the imported scenario does not validate: %w", err)
 	}
 	return &Result{Scenario: text, Trace: trace.csv(), Estimated: est.lines}, nil
+}
+
+// readPods reads the namespace's pods now, with their CPU requests and
+// limits, and every pod of the period (for the ones replaced since), each
+// with its workload (a Deployment through its ReplicaSet, or a
+// StatefulSet) and node.
+func readPods(ctx context.Context, q querier, ns string, o Options) (podsNow map[string]*pod, podsEver map[string]pod, err error) {
+	now, err := q.required(ctx, "pods", `kube_pod_info{namespace=`+ns+`}`, `count(kube_pod_info)`, kubeStateMetrics, o.Namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	period, err := q.vector(ctx, `max by (pod, node, created_by_kind, created_by_name) (max_over_time(kube_pod_info{namespace=`+ns+`}[`+q.window+`]))`)
+	if err != nil {
+		return nil, nil, err
+	}
+	owners, err := q.vector(ctx, `max by (replicaset, owner_name) (max_over_time(kube_replicaset_owner{namespace=`+ns+`,owner_kind="Deployment"}[`+q.window+`]))`)
+	if err != nil {
+		return nil, nil, err
+	}
+	deploymentOf := map[string]string{}
+	for _, s := range owners {
+		deploymentOf[label(s, "replicaset")] = label(s, "owner_name")
+	}
+	workloadOf := func(s *model.Sample) string {
+		switch label(s, "created_by_kind") {
+		case "ReplicaSet":
+			return deploymentOf[label(s, "created_by_name")]
+		case "StatefulSet":
+			return label(s, "created_by_name")
+		}
+		return ""
+	}
+	podsNow = map[string]*pod{}
+	for _, s := range now {
+		if w := workloadOf(s); w != "" && label(s, "node") != "" {
+			podsNow[label(s, "pod")] = &pod{name: label(s, "pod"), node: label(s, "node"), workload: w, cpuRequest: math.NaN(), cpuLimit: math.NaN()}
+		}
+	}
+	if len(podsNow) == 0 {
+		return nil, nil, fmt.Errorf("namespace %q has no pods of a Deployment or StatefulSet on a node at %s (kube_pod_info, kube_replicaset_owner)", o.Namespace, o.Until.UTC().Format(time.RFC3339))
+	}
+	podsEver = map[string]pod{}
+	for _, s := range period {
+		if w := workloadOf(s); w != "" && label(s, "node") != "" {
+			podsEver[label(s, "pod")] = pod{name: label(s, "pod"), node: label(s, "node"), workload: w}
+		}
+	}
+	for n, p := range podsNow {
+		podsEver[n] = *p
+	}
+	for _, r := range []struct {
+		metric string
+		set    func(*pod, float64)
+	}{
+		{"kube_pod_container_resource_requests", func(p *pod, v float64) { p.cpuRequest = v }},
+		{"kube_pod_container_resource_limits", func(p *pod, v float64) { p.cpuLimit = v }},
+	} {
+		v, err := q.vector(ctx, `sum by (pod) (`+r.metric+`{namespace=`+ns+`,resource="cpu"})`)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range v {
+			if p := podsNow[label(s, "pod")]; p != nil {
+				r.set(p, float64(s.Value))
+			}
+		}
+	}
+	return podsNow, podsEver, nil
+}
+
+// readUsage reads what each pod used and served over the period, and the
+// calls between workloads.
+func readUsage(ctx context.Context, q querier, ns string, o Options) (cpu, served, calls model.Vector, err error) {
+	cpu, err = q.required(ctx, "CPU usage", `sum by (pod) (rate(container_cpu_usage_seconds_total{namespace=`+ns+`,container!="",container!="POD"}[`+q.window+`]))`,
+		`count(container_cpu_usage_seconds_total)`, cadvisor, o.Namespace)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	served, err = q.required(ctx, "Istio request counters", `sum by (pod) (rate(istio_requests_total{reporter="destination",namespace=`+ns+`}[`+q.window+`]))`,
+		`count(istio_requests_total)`, istioTelemetry, o.Namespace)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	calls, err = q.required(ctx, "Istio call graph", `sum by (source_workload_namespace, source_workload, destination_workload) (rate(istio_requests_total{reporter="source",destination_workload_namespace=`+ns+`}[`+q.window+`]))`,
+		`count(istio_requests_total{reporter="source"})`, istioTelemetry, o.Namespace)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cpu, served, calls, nil
 }
 
 // estimates collects what was estimated rather than read, for the
