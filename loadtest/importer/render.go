@@ -60,6 +60,15 @@ func (s *scenarioText) render() []byte {
 	s.line(0, "warmup: "+warmup.String(), "estimated: "+s.est.add("warmup", "%s left out of the statistics, as the shipped scenarios do (a tenth of a short period)", warmup))
 	s.line(0, "seed: 1", "")
 
+	s.renderCluster()
+	autoscaled, cpuTarget := s.renderApplication()
+	s.renderWorkload()
+	s.renderRuns(autoscaled, cpuTarget)
+	return []byte(s.b.String())
+}
+
+// renderCluster writes the nodes, the delays and the ingress.
+func (s *scenarioText) renderCluster() {
 	s.line(0, "cluster:", "")
 	s.line(1, "# cores: the node's allocatable CPU (other namespaces' load is not modelled); speed: fitted from what", "")
 	s.line(1, "# the same components cost per request on different nodes, the fastest at 1.", "")
@@ -101,7 +110,11 @@ func (s *scenarioText) render() []byte {
 		ingressComment = "estimated: " + s.ingress.estimate
 	}
 	s.line(1, fmt.Sprintf("ingress: {replicas: %d, nodes: [%s]}", len(s.ingress.nodes), strings.Join(quoted, ", ")), ingressComment)
+}
 
+// renderApplication writes the components; it reports whether any is
+// autoscaled, and the first HPA's CPU target (0 for none readable).
+func (s *scenarioText) renderApplication() (autoscaled bool, cpuTarget float64) {
 	s.line(0, "application:", "")
 	s.line(1, "entry: "+str(s.entry), "the component called from outside the namespace")
 	s.line(1, "components:", "")
@@ -111,7 +124,6 @@ func (s *scenarioText) render() []byte {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	cpuTarget, autoscaled := 0.0, false
 	for _, n := range names {
 		c := s.comps[n]
 		s.line(2, "- name: "+str(n), "")
@@ -167,7 +179,12 @@ func (s *scenarioText) render() []byte {
 			s.line(3, "calls: ["+strings.Join(to, ", ")+"]", "calls per request measured: "+strings.Join(per, ", ")+"; the lab makes one each")
 		}
 	}
+	return autoscaled, cpuTarget
+}
 
+// renderWorkload writes the entry's arrivals: the trace, or a constant
+// rate when it did not change.
+func (s *scenarioText) renderWorkload() {
 	lo, hi := s.trace.bounds()
 	s.line(0, "workload:", "")
 	if hi > lo {
@@ -179,7 +196,11 @@ func (s *scenarioText) render() []byte {
 		s.line(1, "rate: "+strconv.FormatFloat(hi, 'f', -1, 64), "")
 	}
 	s.line(1, "timeout: "+defaultTimeout.String(), "estimated: "+s.est.add("timeout", "the clients' timeout is not in Prometheus (Istio sets none by default); %s assumed", defaultTimeout))
+}
 
+// renderRuns writes today's routing and autoscaling, and the runs it is
+// judged against.
+func (s *scenarioText) renderRuns(autoscaled bool, cpuTarget float64) {
 	s.line(0, "runs:", "")
 	today := "least-request"
 	if s.routing == "artt" {
@@ -214,5 +235,4 @@ func (s *scenarioText) render() []byte {
 		s.line(0, "frontier:", "")
 		s.line(1, "cpuTargets: [50, 60, 70, 80, 90]", "the CPU HPA's cost–latency frontier")
 	}
-	return []byte(s.b.String())
 }
