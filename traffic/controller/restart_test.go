@@ -63,8 +63,9 @@ func firstWrite(t *testing.T, ns string, o instanceOptions, then func()) (map[st
 }
 
 // A leader settles the backend's shares (n3 needs twice the CPU per
-// request), then n2 degrades (three times) and is cut. The leader stops and
-// a standby takes over, as in a rollout of artt-traffic: its first write
+// request), then n2 degrades (five times the CPU per request) and is cut.
+// The leader stops and a standby takes over, as in a rollout of
+// artt-traffic: its first write
 // keeps every share within the bound of the rule in force (×1.5 either
 // way, give or take the rule's whole percents) and n2 still Degraded. With
 // the state annotation removed, a third leader starts from nothing and
@@ -79,7 +80,7 @@ func TestNewLeaderContinuesWhereTheLastStopped(t *testing.T) {
 		return err == nil && len(distribution(dr)) == 3
 	})
 	time.Sleep(10 * time.Second) // five cycles: the shares settle
-	exporter.Set(clusterSeries(map[string]float64{ns + "/backend-n2": 3}, testNamespaces...))
+	exporter.Set(clusterSeries(map[string]float64{ns + "/backend-n2": 5}, testNamespaces...))
 	defer exporter.Set(clusterSeries(nil, testNamespaces...))
 	degraded := map[string]string{"component": ns + "/backend", "node": "n2", "state": "Degraded"}
 	waitFor(t, 60*time.Second, "n2 cut", func() bool {

@@ -124,6 +124,25 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 	for _, n := range c.nodes {
 		nodeNames[n.Name] = true
 	}
+	comps, byWorkload := addReplicas(&s, c, m, nodeNames)
+	for pair, rate := range m.Calls {
+		from, okFrom := byWorkload[pair[0]]
+		to, okTo := byWorkload[pair[1]]
+		if okFrom && okTo && from != to {
+			s.Calls = append(s.Calls, traffic.Call{From: from, To: to, Rate: rate})
+		}
+	}
+	slices.SortFunc(s.Calls, func(a, b traffic.Call) int {
+		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
+	})
+	s.Delays = sortedDelays(s.Nodes, m.DelayMs)
+	return s, comps
+}
+
+// addReplicas adds each managed Deployment to s as a component, and its
+// pods on known nodes as replicas with their measurements; it returns the
+// components by name and by workload.
+func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[string]bool) (map[string]component, map[workloadKey]string) {
 	// Each Deployment's selector is matched against its own namespace's
 	// pods only, and of those only the ones carrying a label value it
 	// requires: a fleet has a hundred Deployments and ten thousand pods.
@@ -168,29 +187,24 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 			})
 		}
 	}
-	for pair, rate := range m.Calls {
-		from, okFrom := byWorkload[pair[0]]
-		to, okTo := byWorkload[pair[1]]
-		if okFrom && okTo && from != to {
-			s.Calls = append(s.Calls, traffic.Call{From: from, To: to, Rate: rate})
-		}
-	}
-	slices.SortFunc(s.Calls, func(a, b traffic.Call) int {
-		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
-	})
-	// Delays by source then target, in the nodes' order: the measured
-	// pairs are gathered and sorted by node position, not found by probing
-	// every pair (a fleet probes a sample of its 250,000).
-	position := make(map[string]int, len(s.Nodes))
-	for i, n := range s.Nodes {
+	return comps, byWorkload
+}
+
+// sortedDelays is the measured delays between known nodes, by source then
+// target in the nodes' order: the measured pairs are gathered and sorted
+// by node position, not found by probing every pair (a fleet probes a
+// sample of its 250,000). Nil when none is measured.
+func sortedDelays(nodes []traffic.Node, delayMs map[[2]string]float64) []traffic.Delay {
+	position := make(map[string]int, len(nodes))
+	for i, n := range nodes {
 		position[n.Name] = i
 	}
 	type placed struct {
 		from, to int
 		delay    traffic.Delay
 	}
-	measured := make([]placed, 0, len(m.DelayMs))
-	for pair, ms := range m.DelayMs {
+	measured := make([]placed, 0, len(delayMs))
+	for pair, ms := range delayMs {
 		from, okFrom := position[pair[0]]
 		to, okTo := position[pair[1]]
 		if okFrom && okTo {
@@ -198,13 +212,14 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		}
 	}
 	slices.SortFunc(measured, func(a, b placed) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
-	if len(measured) > 0 {
-		s.Delays = make([]traffic.Delay, len(measured))
-		for i, p := range measured {
-			s.Delays[i] = p.delay
-		}
+	if len(measured) == 0 {
+		return nil
 	}
-	return s, comps
+	out := make([]traffic.Delay, len(measured))
+	for i, p := range measured {
+		out[i] = p.delay
+	}
+	return out
 }
 
 // podIndex is one namespace's pods, and an index of them by the value of
