@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // groupSharesOf reads a rule's per-node shares of a component's traffic:
@@ -93,6 +95,15 @@ func TestNewLeaderContinuesWhereTheLastStopped(t *testing.T) {
 	}
 	if _, ok := dr.Annotations[StateAnnotation]; !ok {
 		t.Fatalf("the rule in force carries no %s annotation", StateAnnotation)
+	}
+	// The rule ARTT created, and its state with it, belongs to the
+	// Deployment: the garbage collector deletes them together.
+	var dep appsv1.Deployment
+	if err := k8s.Get(testScope, client.ObjectKey{Namespace: ns, Name: "backend"}, &dep); err != nil {
+		t.Fatal(err)
+	}
+	if refs := dr.OwnerReferences; len(refs) != 1 || refs[0].Kind != "Deployment" || refs[0].Name != "backend" || refs[0].UID != dep.UID {
+		t.Errorf("owner references %+v, want the backend Deployment (uid %s)", refs, dep.UID)
 	}
 
 	// A standby waits for the lease; the leader stops (a rollout).

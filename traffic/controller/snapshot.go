@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/artt-dev/artt/traffic"
 )
@@ -41,6 +42,8 @@ type component struct {
 	namespace string
 	workload  string
 	host      string
+	// uid is the Deployment's, which owns the rule ARTT creates for it.
+	uid types.UID
 }
 
 func componentName(namespace, name string) string { return namespace + "/" + name }
@@ -159,7 +162,7 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 	assigned := make(map[podKey]bool) // a pod matched by two selectors counts once
 	for _, d := range c.deployments {
 		name := componentName(d.Namespace, d.Name)
-		comps[name] = component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d)}
+		comps[name] = component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d), uid: d.UID}
 		byWorkload[workloadKey{d.Namespace, d.Name}] = name
 		s.Components = append(s.Components, traffic.Component{Name: name})
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	networkingapi "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	metav1apply "istio.io/client-go/pkg/applyconfiguration/meta/v1"
 	applyv1 "istio.io/client-go/pkg/applyconfiguration/networking/v1"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	istioscheme "istio.io/client-go/pkg/clientset/versioned/scheme"
@@ -105,6 +106,13 @@ func applyConfig(t target, c component, ds []istio.Distribute, enabled bool, sta
 	if t.own {
 		spec.Host = c.host
 		cfg.WithLabels(map[string]string{ManagedByLabel: FieldManager})
+		if c.uid != "" {
+			// The Deployment owns the rule ARTT created for it: the garbage
+			// collector deletes the rule, and the state it carries, with
+			// the Deployment.
+			cfg.WithOwnerReferences(metav1apply.OwnerReference().WithAPIVersion("apps/v1").WithKind("Deployment").
+				WithName(c.workload).WithUID(c.uid))
+		}
 	}
 	if state != "" {
 		cfg.WithAnnotations(map[string]string{StateAnnotation: state})
