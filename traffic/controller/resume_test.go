@@ -39,3 +39,13 @@ func TestStateAnnotationIsBounded(t *testing.T) {
 		t.Errorf("a state past %d bytes was annotated (%d bytes)", maxStateBytes, len(v))
 	}
 }
+
+// What was written is remembered only for the rules still routed: a
+// component gone leaves the map, and is written again if it returns.
+func TestWriterForgetsRulesNoLongerRouted(t *testing.T) {
+	w := &writer{applied: map[string]string{"shop/artt-web": "a", "gone/artt-web": "b"}}
+	w.keepOnly(map[string]bool{"shop/artt-web": true})
+	if len(w.applied) != 1 || w.lastApplied("shop/artt-web") != "a" || w.lastApplied("gone/artt-web") != "" {
+		t.Errorf("after keepOnly: %v, want only shop/artt-web", w.applied)
+	}
+}

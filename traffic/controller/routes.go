@@ -35,6 +35,7 @@ func (c *Controller) writeRoutes(ctx context.Context, alloc traffic.Allocation, 
 	}
 	var writes errgroup.Group
 	writes.SetLimit(writeConcurrency)
+	targets := make(map[string]bool, len(alloc.Routes))
 	for _, r := range alloc.Routes {
 		c.export(r)
 		comp := comps[r.Component]
@@ -46,6 +47,7 @@ func (c *Controller) writeRoutes(ctx context.Context, alloc traffic.Allocation, 
 			continue
 		}
 		t := chooseTarget(rules, comp)
+		targets[t.key()] = true
 		state := ""
 		if c.writer.changes(t, comp, ds, !r.Envoy) {
 			state = c.stateOf(r.Component)
@@ -56,6 +58,7 @@ func (c *Controller) writeRoutes(ctx context.Context, alloc traffic.Allocation, 
 		})
 	}
 	_ = writes.Wait()
+	c.writer.keepOnly(targets)
 	c.tel.phase.WithLabelValues("write").Observe(c.opts.Now().Sub(writeStart).Seconds())
 	return results
 }

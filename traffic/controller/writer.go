@@ -150,6 +150,20 @@ type writer struct {
 	applied map[string]string
 }
 
+// keepOnly forgets what was written to the rules not in keys (their
+// components left the cluster, or route nothing now): a cluster where
+// Deployments come and go would otherwise grow the map without bound. A
+// rule forgotten here is written again, once, if it comes back.
+func (w *writer) keepOnly(keys map[string]bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k := range w.applied {
+		if !keys[k] {
+			delete(w.applied, k)
+		}
+	}
+}
+
 func (w *writer) lastApplied(key string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
