@@ -42,9 +42,6 @@ func (p *PerComponent[T]) Forget(gone func(component string) bool) {
 	}
 }
 
-// Len is the number of components with state.
-func (p *PerComponent[T]) Len() int { return len(p.byName) }
-
 // Each calls f for every component's state.
 func (p *PerComponent[T]) Each(f func(component string, s T)) {
 	for name, s := range p.byName {

@@ -48,12 +48,14 @@ func (c *Controller) writeRoutes(ctx context.Context, alloc traffic.Allocation, 
 		}
 		t := chooseTarget(rules, comp)
 		targets[t.key()] = true
+		// The state is encoded only for a rule that will be written.
+		changes := c.writer.changes(t, comp, ds, !r.Envoy)
 		state := ""
-		if c.writer.changes(t, comp, ds, !r.Envoy) {
+		if changes {
 			state = c.stateOf(r.Component)
 		}
 		writes.Go(func() error {
-			count(c.writeRoute(ctx, r, t, comp, ds, state))
+			count(c.writeRoute(ctx, r, t, comp, ds, state, changes))
 			return nil // a failed write is logged and counted; the others go on
 		})
 	}
@@ -79,9 +81,10 @@ func (c *Controller) export(r traffic.Route) {
 	}
 }
 
-// writeRoute writes one route's rule and logs how it went.
-func (c *Controller) writeRoute(ctx context.Context, r traffic.Route, t target, comp component, ds []istio.Distribute, state string) writeResult {
-	if c.beforeWrite != nil && c.writer.changes(t, comp, ds, !r.Envoy) {
+// writeRoute writes one route's rule and logs how it went; changes says
+// whether its content differs from what was last written.
+func (c *Controller) writeRoute(ctx context.Context, r traffic.Route, t target, comp component, ds []istio.Distribute, state string, changes bool) writeResult {
+	if c.beforeWrite != nil && changes {
 		c.beforeWrite(r.Component)
 	}
 	// The write runs under the leader's context: a leader that has lost its
