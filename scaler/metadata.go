@@ -86,15 +86,20 @@ func (e *MetadataError) Error() string {
 // Default queries. They are Go templates over .Namespace, .Workload,
 // .PodRegex, .RateFunction and .RateWindow; the README documents them.
 const (
-	DefaultCPUUsageQuery = `sum({{.RateFunction}}(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]))`
+	// The rate queries keep only series still scraped ("and" the series
+	// itself): a range selector ignores staleness markers, so a deleted
+	// pod's rate would otherwise be summed for a whole rate window beside
+	// the pods that took over its load, and a scale-down would read as a
+	// burst.
+	DefaultCPUUsageQuery = `sum({{.RateFunction}}(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]) and container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"})`
 	// The ready pods' requests only: pods still starting use no CPU yet,
 	// and counting their requests would lower the utilisation, and the
 	// HPA's ceil(ready pods × metric ÷ target), just when it must rise.
 	DefaultCPURequestQuery  = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"} * on(namespace, pod) group_left() (kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",condition="true"} == 1))`
-	DefaultRequestRateQuery = `sum({{.RateFunction}}(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]))`
+	DefaultRequestRateQuery = `sum({{.RateFunction}}(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]) and istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"})`
 	// The sidecars' inbound listeners count a request when its headers
 	// arrive (Envoy's downstream_rq_total), before any queue.
-	DefaultArrivalRateQuery = `sum({{.RateFunction}}(envoy_http_downstream_rq_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",envoy_http_conn_manager_prefix=~"inbound_.*"}[{{.RateWindow}}]))`
+	DefaultArrivalRateQuery = `sum({{.RateFunction}}(envoy_http_downstream_rq_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",envoy_http_conn_manager_prefix=~"inbound_.*"}[{{.RateWindow}}]) and envoy_http_downstream_rq_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",envoy_http_conn_manager_prefix=~"inbound_.*"})`
 )
 
 // Limits that keep one ScaledObject's memory and query cost bounded.
