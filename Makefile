@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e test-mesh images test test-unit test-keda test-scheduler test-images vet fmt-check bench bench-scaler bench-fleet fuzz soak proto clean
+.PHONY: all build demo results e2e test-mesh images test test-chart test-unit test-keda test-scheduler test-images vet fmt-check bench bench-scaler bench-fleet fuzz soak proto clean
 
 all: build
 
@@ -50,10 +50,15 @@ test-images:
 	cd deploy/images && $(GO) test -count=1 ./...
 
 ## test: every test of the modules (needs Prometheus; see .ci/run)
-test: vet fmt-check test-unit test-keda test-scheduler test-images
+test: vet fmt-check test-unit test-keda test-scheduler test-images test-chart
 
 test-unit:
 	$(GO) test -count=1 ./...
+
+## test-chart: charts/artt rendered with Helm's Go SDK against the kustomize manifests, and installed,
+## upgraded and uninstalled on envtest's kube-apiserver (nested module charts/charttest)
+test-chart:
+	cd charts/charttest && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## test-keda: artt-scaler against KEDA's own client (nested module; slow cold build)
 test-keda:

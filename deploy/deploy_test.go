@@ -228,3 +228,26 @@ func TestTrafficRBACIsExactlyWhatIsUsed(t *testing.T) {
 		t.Error("the leader-election Role is not confined to artt-system")
 	}
 }
+
+// Every object of deploy/scheduler is in artt-system except the RoleBinding
+// that lets the scheduler's secure port read the authentication ConfigMap,
+// which only works in kube-system, where that ConfigMap and Role live.
+func TestSchedulerObjectsAreWhereTheyAct(t *testing.T) {
+	m := build(t, "scheduler")
+	for _, r := range m.Resources() {
+		want := "artt-system"
+		switch {
+		case r.GetKind() == "ClusterRole" || r.GetKind() == "ClusterRoleBinding":
+			want = ""
+		case r.GetName() == "artt-scheduler-authentication-reader":
+			want = "kube-system"
+		}
+		if got := r.GetNamespace(); got != want {
+			t.Errorf("%s %s is in namespace %q, want %q", r.GetKind(), r.GetName(), got, want)
+		}
+	}
+	cm := find(t, m, "Deployment", "artt-scheduler")
+	if got := field(t, cm, "spec", "template", "spec", "volumes", "[name=config]", "configMap", "name"); !strings.HasPrefix(got, "artt-scheduler-config-") {
+		t.Errorf("the scheduler mounts ConfigMap %q, want the generated artt-scheduler-config-<hash>", got)
+	}
+}
