@@ -101,7 +101,6 @@ func sse(sum, sumSq, count float64) float64 {
 // non-finite value, or a range too narrow or too wide to divide into
 // buckets), and the caller sorts.
 func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, done bool) {
-	n := len(values)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range values {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -112,7 +111,7 @@ func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, 
 	if lo == hi {
 		return 0, false, true
 	}
-	nb := n / 8
+	nb := len(values) / 8
 	// Values that differ by a few subnormals leave no width to divide by
 	// (0/0 indexes no bucket), and values spread wider than the largest
 	// float leave an infinite one: both are sorted instead.
@@ -120,47 +119,64 @@ func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, 
 	if !(width > 0) || math.IsInf(width, 1) {
 		return 0, false, false
 	}
+	h := ws.histogram(values, lo, width, nb)
+	h.markInner(1e-12 * max(math.Abs(lo), math.Abs(hi), 1))
+	for _, x := range values {
+		if i := h.index(x); h.inner[i] {
+			h.buckets[i].values = append(h.buckets[i].values, x)
+		}
+	}
+	cut, ok = h.bestSplit()
+	return cut, ok, true
+}
+
+// histogram is the values in nb equal-width buckets from lo, with the
+// totals every candidate split is priced against.
+type histogram struct {
+	buckets        []bucket
+	inner          []bool // buckets the optimal split may fall inside
+	lo, width      float64
+	n              int
+	total, totalSq float64
+}
+
+func (h *histogram) index(x float64) int { return min(int((x-h.lo)/h.width), len(h.buckets)-1) }
+
+// histogram fills the scratch's buckets with values.
+func (ws *twoMeansScratch) histogram(values []float64, lo, width float64, nb int) *histogram {
 	if cap(ws.buckets) < nb {
 		ws.buckets = make([]bucket, nb)
 	}
-	buckets := ws.buckets[:nb]
-	index := func(x float64) int { return min(int((x-lo)/width), nb-1) }
-	for i := range buckets {
-		buckets[i] = bucket{lowest: math.Inf(1), highest: math.Inf(-1), values: buckets[i].values[:0]}
+	if cap(ws.inner) < nb {
+		ws.inner = make([]bool, nb)
+	}
+	h := &histogram{buckets: ws.buckets[:nb], inner: ws.inner[:nb], lo: lo, width: width, n: len(values)}
+	clear(h.inner)
+	for i := range h.buckets {
+		h.buckets[i] = bucket{lowest: math.Inf(1), highest: math.Inf(-1), values: h.buckets[i].values[:0]}
 	}
 	for _, x := range values {
-		b := &buckets[index(x)]
+		b := &h.buckets[h.index(x)]
 		b.count++
 		b.sum += x
 		b.sumSq += x * x
 		b.lowest, b.highest = min(b.lowest, x), max(b.highest, x)
 	}
-	var total, totalSq float64
-	for _, b := range buckets {
-		total += b.sum
-		totalSq += b.sumSq
+	for _, b := range h.buckets {
+		h.total += b.sum
+		h.totalSq += b.sumSq
 	}
-	// A candidate is the first index of the high cluster in sorted order,
-	// with the sums of the values before it.
-	best, bestCut, found := 0.0, 0.0, false
-	consider := func(left int, leftSum, leftSq, cutValue float64) {
-		c := sse(leftSum, leftSq, float64(left)) + sse(total-leftSum, totalSq-leftSq, float64(n-left))
-		if !found || c < best {
-			best, bestCut, found = c, cutValue, true
-		}
-	}
-	// Which buckets may hold the split: mark them, then gather their values.
-	slack := 1e-12 * max(math.Abs(lo), math.Abs(hi), 1)
-	if cap(ws.inner) < nb {
-		ws.inner = make([]bool, nb)
-	}
-	inner := ws.inner[:nb]
-	clear(inner)
+	return h
+}
+
+// markInner marks the buckets whose own range meets the interval the
+// threshold t must lie in were the split inside them (within slack).
+func (h *histogram) markInner(slack float64) {
 	var before, beforeSum float64
-	for i, b := range buckets {
+	for i, b := range h.buckets {
 		if b.count >= 2 && b.lowest < b.highest {
-			afterCount := float64(n) - before - float64(b.count)
-			afterSum := total - beforeSum - b.sum
+			afterCount := float64(h.n) - before - float64(b.count)
+			afterSum := h.total - beforeSum - b.sum
 			lowMin, lowMax := b.lowest, (beforeSum+b.sum)/(before+float64(b.count))
 			if before > 0 {
 				lowMin = beforeSum / before
@@ -170,26 +186,35 @@ func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, 
 				highMax = afterSum / afterCount
 			}
 			tMin, tMax := (lowMin+highMin)/2, (lowMax+highMax)/2
-			inner[i] = tMax >= b.lowest-slack && tMin <= b.highest+slack
+			h.inner[i] = tMax >= b.lowest-slack && tMin <= b.highest+slack
 		}
 		before += float64(b.count)
 		beforeSum += b.sum
 	}
-	for _, x := range values {
-		if i := index(x); inner[i] {
-			buckets[i].values = append(buckets[i].values, x)
+}
+
+// bestSplit visits the candidates in sorted order: every split between two
+// buckets, and every split inside an inner bucket (whose values it sorts).
+// A candidate is the first value of the high cluster, priced with the sums
+// of the values before it; ties go to the earliest.
+func (h *histogram) bestSplit() (cut float64, ok bool) {
+	best := 0.0
+	consider := func(left int, leftSum, leftSq, cutValue float64) {
+		c := sse(leftSum, leftSq, float64(left)) + sse(h.total-leftSum, h.totalSq-leftSq, float64(h.n-left))
+		if !ok || c < best {
+			best, cut, ok = c, cutValue, true
 		}
 	}
 	left, leftSum, leftSq := 0, 0.0, 0.0
-	for i := range buckets {
-		b := &buckets[i]
+	for i := range h.buckets {
+		b := &h.buckets[i]
 		if b.count == 0 {
 			continue
 		}
 		if left > 0 {
 			consider(left, leftSum, leftSq, b.lowest)
 		}
-		if inner[i] {
+		if h.inner[i] {
 			slices.Sort(b.values)
 			s, sq := leftSum, leftSq
 			for k := 1; k < len(b.values); k++ {
@@ -205,5 +230,5 @@ func (ws *twoMeansScratch) bucketedTwoMeans(values []float64) (cut float64, ok, 
 		leftSum += b.sum
 		leftSq += b.sumSq
 	}
-	return bestCut, found, true
+	return cut, ok
 }
