@@ -1,21 +1,41 @@
 #!/usr/bin/env bash
 # Builds the components the end-to-end test runs beside envtest's
 # kube-apiserver and etcd: kube-controller-manager and kubectl of the same
-# Kubernetes version, and KEDA's operator and metrics adapter, all from the Go
-# module proxy, cached outside the clone by version. Prints the directory.
-# A warm cache returns at once; cold, about ten minutes on two cores (the
-# Kubernetes build cache is shared with hack/build-test-binaries.sh).
+# Kubernetes version, KEDA's operator and metrics adapter, and kwok, all from
+# the Go module proxy, cached outside the clone by version. Prints the
+# directory. A warm cache returns at once; cold, about ten minutes on two
+# cores (the Kubernetes build cache is shared with hack/build-test-binaries.sh),
+# and kwok about two more.
 set -euo pipefail
 
 . "$(dirname "$0")/lib-k8s.sh"
 
 K8S_VERSION="${K8S_VERSION:-v1.37.2}"
 KEDA_VERSION="${KEDA_VERSION:-v2.21.0}"
+KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 CACHE="${ARTT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artt}"
 OUT="$CACHE/e2e-k8s-$K8S_VERSION-keda-$KEDA_VERSION"
+KWOK="$CACHE/kwok-$KWOK_VERSION"
+
+# kwok has no replace directives: `go install` lets its own go.mod govern.
+# Run on its own (without kwokctl) it needs its stages as configuration:
+# kwokctl's defaults, from the same module, in kwok-stages.yaml. Both are
+# cached on their own and linked into the directory printed.
+if [ ! -x "$KWOK/kwok" ] || [ ! -s "$KWOK/kwok-stages.yaml" ]; then
+  mkdir -p "$KWOK"
+  CGO_ENABLED=0 GOBIN="$KWOK" go install -trimpath "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  src=$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  for f in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
+    pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+    echo "---"
+    cat "$src/kustomize/stage/$f"
+  done > "$KWOK/kwok-stages.yaml"
+fi
+link_kwok() { ln -sfn "$KWOK/kwok" "$OUT/kwok"; ln -sfn "$KWOK/kwok-stages.yaml" "$OUT/kwok-stages.yaml"; }
 
 have() { for b in "$@"; do [ -x "$OUT/$b" ] || return 1; done; }
 if have kube-controller-manager kubectl keda-operator keda-adapter; then
+  link_kwok
   echo "$OUT"
   exit 0
 fi
@@ -45,4 +65,5 @@ chmod -R u+w "$work/keda"
   CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/keda-operator" ./cmd/operator
   CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/keda-adapter" ./cmd/adapter
 )
+link_kwok
 echo "$OUT"

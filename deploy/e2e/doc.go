@@ -5,9 +5,10 @@
 // KEDA's metrics adapter, the adapter asks the operator, and the operator
 // asks artt-scaler, which reads Prometheus. Every component is the real
 // binary, built from the Go module proxy by hack/build-e2e-binaries.sh and
-// hack/build-test-binaries.sh; the only stand-in is for the kubelet, which
-// cannot run here: Workload binds the application's pods to nodes and
-// marks them Running and Ready. This package holds that stand-in, the
-// workload's Prometheus exporter and the test's certificate authority; the
+// hack/build-test-binaries.sh. The pods are placed by artt-scheduler (with
+// deploy/scheduler's configuration, ARTTPlacement on) on nodes kwok runs:
+// kwok plays their kubelets, so the only stand-in left is the application's
+// containers, whose metrics Workload's exporter serves. This package holds
+// the workload, its exporter and the test's certificate authority; the
 // tests, in the _test files, start the cluster; `make e2e` runs them.
 package e2e

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/internal/promtest"
@@ -89,7 +90,7 @@ func needCluster(t *testing.T) {
 
 // startCluster starts, in order: kube-apiserver and etcd (envtest, with the
 // aggregation layer's front-proxy certificates), kube-controller-manager,
-// Prometheus scraping the workload's exporter, artt-scaler, KEDA's operator
+// kwok and artt-scheduler, Prometheus scraping the workload's exporter, artt-scaler, KEDA's operator
 // and metrics adapter, and the APIService that routes external metrics to
 // the adapter. It returns a function that stops them all.
 func startCluster(ctx context.Context) (func(), error) {
@@ -150,7 +151,7 @@ func startCluster(ctx context.Context) (func(), error) {
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		return stopAll, err
 	}
-	for _, ns := range []string{"keda", "shop"} {
+	for _, ns := range []string{"keda", "shop", "artt-system"} {
 		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			return stopAll, err
 		}
@@ -158,7 +159,9 @@ func startCluster(ctx context.Context) (func(), error) {
 
 	kcm, err := startProcess(ctx, "kube-controller-manager", filepath.Join(assets, "kube-controller-manager"), nil,
 		"--kubeconfig="+kubeconfig, "--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
-		"--controllers=deployment-controller,replicaset-controller,horizontal-pod-autoscaler-controller,garbage-collector-controller",
+		// The node lifecycle controller lifts the not-ready taint the API
+		// server puts on a new node once kwok reports it Ready.
+		"--controllers=deployment-controller,replicaset-controller,horizontal-pod-autoscaler-controller,garbage-collector-controller,node-lifecycle-controller",
 		"--leader-elect=false", "--secure-port=0", "--horizontal-pod-autoscaler-sync-period=1s",
 		"--horizontal-pod-autoscaler-initial-readiness-delay=1s", "--horizontal-pod-autoscaler-cpu-initialization-period=1s")
 	if err != nil {
@@ -166,10 +169,14 @@ func startCluster(ctx context.Context) (func(), error) {
 	}
 	stops = append(stops, kcm)
 
+	stopNodes, err := startNodesAndScheduler(ctx)
+	stops = append(stops, stopNodes)
+	if err != nil {
+		return stopAll, err
+	}
 	if app, err = e2e.NewWorkload(ctx, k8s); err != nil {
 		return stopAll, err
 	}
-	stops = append(stops, app.Stop)
 	var stopProm func()
 	if prom, stopProm, err = promtest.StartWithExporter(work, app, time.Second, `istio_requests_total{destination_workload="web"}`, 3); err != nil {
 		return stopAll, fmt.Errorf("prometheus: %w", err)
@@ -206,6 +213,75 @@ func startCluster(ctx context.Context) (func(), error) {
 	stopKEDA, err := startKEDA(ctx)
 	stops = append(stops, stopKEDA)
 	return stopAll, err
+}
+
+// startNodesAndScheduler runs kwok, which plays the kubelet of every node
+// annotated e2e.KwokNode (Ready heartbeats, pods Running and Ready, deleted
+// pods removed), and artt-scheduler with deploy/scheduler's configuration,
+// which binds the application's pods.
+func startNodesAndScheduler(ctx context.Context) (func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	kwok, err := startProcess(ctx, "kwok", filepath.Join(assets, "kwok"), nil,
+		"--config="+filepath.Join(assets, "kwok-stages.yaml"), "--kubeconfig="+kubeconfig, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector="+e2e.KwokNode,
+		"--server-address=127.0.0.1:"+fmt.Sprint(e2e.FreePort()), "--cidr=10.0.0.1/24", "--node-ip=10.0.1.1")
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, kwok)
+	scheduler, err := buildScheduler()
+	if err != nil {
+		return stopAll, err
+	}
+	config, err := schedulerConfig()
+	if err != nil {
+		return stopAll, err
+	}
+	s, err := startProcess(ctx, "artt-scheduler", scheduler, []string{"ARTT_TOPOLOGY_CONFIGMAP=artt-system/artt-topology"},
+		"--config="+config, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", e2e.FreePort()),
+		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig, "--authentication-skip-lookup", "--v=2")
+	if err != nil {
+		return stopAll, err
+	}
+	stops = append(stops, s)
+	return stopAll, nil
+}
+
+// buildScheduler builds artt-scheduler from this checkout's scheduler
+// module.
+func buildScheduler() (string, error) {
+	out := filepath.Join(work, "artt-scheduler")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/artt-scheduler")
+	cmd.Dir = filepath.Join("..", "..", "scheduler")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build artt-scheduler: %v\n%s", err, b)
+	}
+	return out, nil
+}
+
+// schedulerConfig writes deploy/scheduler's configuration pointed at this
+// cluster, without leader election.
+func schedulerConfig() (string, error) {
+	shipped, err := os.ReadFile(filepath.Join("..", "scheduler", "scheduler-config.yaml"))
+	if err != nil {
+		return "", err
+	}
+	var config map[string]any
+	if err := yaml.Unmarshal(shipped, &config); err != nil {
+		return "", err
+	}
+	config["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
+	config["leaderElection"] = map[string]any{"leaderElect": false}
+	data, err := yaml.Marshal(config)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(work, "scheduler-config.yaml")
+	return path, os.WriteFile(path, data, 0o600)
 }
 
 // startKEDA runs KEDA's operator and metrics adapter against the cluster

@@ -26,12 +26,12 @@ var Nodes = []string{"node-1", "node-2", "node-3"}
 // Locality is a node's Istio locality (region/zone/subzone).
 func Locality(node string) string { return "lab/z/" + node }
 
-// Workload is Deployment "web" in namespace "shop", and what a cluster
-// would report about it: a kubelet stand-in that binds its pods to a node
-// and marks them Running and Ready (and removes deleted ones), and a
-// Prometheus exporter serving cAdvisor's CPU counters, kube-state-metrics'
-// CPU requests and Istio's request counter for its ready pods. The
-// workload's total CPU use is set by the test and shared by its ready pods.
+// Workload is Deployments "web" and "gateway" in namespace "shop", placed
+// by artt-scheduler on nodes kwok manages, and what a cluster would report
+// about them: a Prometheus exporter serving cAdvisor's CPU counters,
+// kube-state-metrics' CPU requests and Istio's request counter for web's
+// ready pods. The workload's total CPU use is set by the test and shared by
+// its ready pods.
 type Workload struct {
 	k8s      client.Client
 	mu       sync.Mutex
@@ -47,25 +47,36 @@ type Workload struct {
 	// time (constant unless a test ramps it).
 	demand func(time.Time) float64
 	last   time.Time
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 type cpuCount struct{ value, rate float64 }
 
-// NewWorkload creates the nodes and the application (Deployments "web" and
-// "gateway", which calls web) and starts the kubelet stand-in.
+// KwokNode is the annotation of the nodes kwok manages (its
+// --manage-nodes-with-annotation-selector).
+const KwokNode = "kwok.x-k8s.io/node=fake"
+
+// SchedulerName is the scheduler the application's pods ask for: the
+// profile deploy/scheduler configures.
+const SchedulerName = "artt-scheduler"
+
+// NewWorkload creates the nodes, for kwok to run, and the application
+// (Deployments "web" and "gateway", which calls web).
 func NewWorkload(ctx context.Context, k8s client.Client) (*Workload, error) {
+	annotation := strings.SplitN(KwokNode, "=", 2)
 	for _, n := range Nodes {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{
-			"topology.kubernetes.io/region": "lab", "topology.kubernetes.io/zone": "z", "topology.istio.io/subzone": n}}}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
+			Annotations: map[string]string{annotation[0]: annotation[1]},
+			Labels: map[string]string{"kubernetes.io/hostname": n,
+				"topology.kubernetes.io/region": "lab", "topology.kubernetes.io/zone": "z", "topology.istio.io/subzone": n}}}
 		if err := k8s.Create(ctx, node); err != nil {
 			return nil, err
 		}
-		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now()}}
-		node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourcePods: resource.MustParse("110")}
+		// kwok keeps the capacity a node is given; a patch, as kwok may
+		// already be writing the node's status.
+		before := node.DeepCopy()
+		node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110")}
 		node.Status.Allocatable = node.Status.Capacity
-		if err := k8s.Status().Update(ctx, node); err != nil {
+		if err := k8s.Status().Patch(ctx, node, client.MergeFrom(before)); err != nil {
 			return nil, err
 		}
 	}
@@ -74,16 +85,13 @@ func NewWorkload(ctx context.Context, k8s client.Client) (*Workload, error) {
 			return nil, err
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	w := &Workload{k8s: k8s, totalCPU: 0.3, counters: map[string]*cpuCount{}, served: map[string]*cpuCount{}, arrived: map[string]*cpuCount{}, arrivals: 1,
-		last: time.Now(), cancel: cancel, done: make(chan struct{}),
-		demand: func(time.Time) float64 { return 100 }}
-	go w.kubelet(ctx)
-	return w, nil
+	return &Workload{k8s: k8s, totalCPU: 0.3, counters: map[string]*cpuCount{}, served: map[string]*cpuCount{}, arrived: map[string]*cpuCount{}, arrivals: 1,
+		last: time.Now(), demand: func(time.Time) float64 { return 100 }}, nil
 }
 
 // deployment is one of the application's Deployments, one replica of 0.5
-// cores requested, managed by artt-traffic. The gateway calls web.
+// cores requested, scheduled by artt-scheduler and managed by artt-traffic.
+// The gateway calls web.
 func deployment(name string) *appsv1.Deployment {
 	one := int32(1)
 	labels := map[string]string{"app": name}
@@ -96,19 +104,13 @@ func deployment(name string) *appsv1.Deployment {
 				MaxSurge: &intstr.IntOrString{Type: intstr.Int, IntVal: 1}, MaxUnavailable: &intstr.IntOrString{Type: intstr.Int, IntVal: 0}}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Spec: corev1.PodSpec{SchedulerName: SchedulerName, Containers: []corev1.Container{{
 					Name: "app", Image: "registry.invalid/" + name + ":1",
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
 				}}},
 			},
 		},
 	}
-}
-
-// Stop stops the kubelet stand-in.
-func (w *Workload) Stop() {
-	w.cancel()
-	<-w.done
 }
 
 // SetCPU sets the workload's total CPU use in cores.
@@ -131,64 +133,6 @@ func (w *Workload) SetDemand(rate func(time.Time) float64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.demand = rate
-}
-
-// kubelet is the stand-in: every 200 ms it binds new pods to the node with
-// the fewest (a scheduler's spreading), marks them Running and Ready, and
-// removes pods being deleted (no kubelet will confirm their termination).
-func (w *Workload) kubelet(ctx context.Context) {
-	defer close(w.done)
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		var pods corev1.PodList
-		if err := w.k8s.List(ctx, &pods, client.InNamespace("shop")); err != nil {
-			continue
-		}
-		perNode := map[string]int{}
-		for _, p := range pods.Items {
-			if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
-				perNode[p.Spec.NodeName]++
-			}
-		}
-		for i := range pods.Items {
-			p := &pods.Items[i]
-			switch {
-			case p.DeletionTimestamp != nil:
-				_ = w.k8s.Delete(ctx, p, client.GracePeriodSeconds(0))
-			case p.Spec.NodeName == "":
-				target := Nodes[0]
-				for _, n := range Nodes {
-					if perNode[n] < perNode[target] {
-						target = n
-					}
-				}
-				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
-					Target: corev1.ObjectReference{Kind: "Node", Name: target}}
-				if w.k8s.SubResource("binding").Create(ctx, p, b) == nil {
-					perNode[target]++
-				}
-			case !ready(p):
-				now := metav1.Now()
-				p.Status.Phase = corev1.PodRunning
-				p.Status.StartTime = &now
-				p.Status.PodIP = "10.0.0.1"
-				p.Status.Conditions = []corev1.PodCondition{
-					{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
-					{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-					{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-				}
-				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Ready: true, Image: p.Spec.Containers[0].Image,
-					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}}}
-				_ = w.k8s.Status().Update(ctx, p)
-			}
-		}
-	}
 }
 
 func ready(p *corev1.Pod) bool {
