@@ -115,11 +115,12 @@ soak:
 bench-scaler:
 	ARTT_SCALER_FLEET=1 ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -run TestScalerFleet -v -timeout 30m ./scaler
 
-## bench-fleet: artt-traffic at 10,000 pods on 500 nodes on envtest's kube-apiserver, with its own Prometheus
-## (builds the fleet through the API: several minutes)
+## bench-fleet: artt-traffic at 10,000 pods on 500 nodes on envtest's kube-apiserver, with its own Prometheus;
+## kwok runs the nodes and artt-scheduler places the pods (builds the fleet through the API: several minutes)
 bench-fleet:
-	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" ARTT_FLEET=1 ARTT_REQUIRE_COMPONENTS=1 \
-		$(GO) test -count=1 -run TestFleetScale -v -timeout 30m ./traffic/controller
+	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
+	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)" ARTT_FLEET=1 ARTT_REQUIRE_COMPONENTS=1 \
+		$(GO) test -count=1 -run TestFleetScale -v -timeout 45m ./traffic/controller
 
 ## proto: regenerate the KEDA external scaler stubs from proto/
 proto:

@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/internal/promtest"
@@ -215,73 +214,16 @@ func startCluster(ctx context.Context) (func(), error) {
 	return stopAll, err
 }
 
-// startNodesAndScheduler runs kwok, which plays the kubelet of every node
-// annotated e2e.KwokNode (Ready heartbeats, pods Running and Ready, deleted
-// pods removed), and artt-scheduler with deploy/scheduler's configuration,
+// startNodesAndScheduler runs kwok, the kubelet of every node annotated
+// e2e.KwokNode, and artt-scheduler with deploy/scheduler's configuration,
 // which binds the application's pods.
 func startNodesAndScheduler(ctx context.Context) (func(), error) {
-	var stops []func()
-	stopAll := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	kwok, err := startProcess(ctx, "kwok", filepath.Join(assets, "kwok"), nil,
-		"--config="+filepath.Join(assets, "kwok-stages.yaml"), "--kubeconfig="+kubeconfig, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector="+e2e.KwokNode,
-		"--server-address=127.0.0.1:"+fmt.Sprint(e2e.FreePort()), "--cidr=10.0.0.1/24", "--node-ip=10.0.1.1")
+	kwok, err := e2e.StartKwok(ctx, work, assets, kubeconfig)
 	if err != nil {
-		return stopAll, err
+		return kwok, err
 	}
-	stops = append(stops, kwok)
-	scheduler, err := buildScheduler()
-	if err != nil {
-		return stopAll, err
-	}
-	config, err := schedulerConfig()
-	if err != nil {
-		return stopAll, err
-	}
-	s, err := startProcess(ctx, "artt-scheduler", scheduler, []string{"ARTT_TOPOLOGY_CONFIGMAP=artt-system/artt-topology"},
-		"--config="+config, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", e2e.FreePort()),
-		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig, "--authentication-skip-lookup", "--v=2")
-	if err != nil {
-		return stopAll, err
-	}
-	stops = append(stops, s)
-	return stopAll, nil
-}
-
-// buildScheduler builds artt-scheduler from this checkout's scheduler
-// module.
-func buildScheduler() (string, error) {
-	out := filepath.Join(work, "artt-scheduler")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/artt-scheduler")
-	cmd.Dir = filepath.Join("..", "..", "scheduler")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build artt-scheduler: %v\n%s", err, b)
-	}
-	return out, nil
-}
-
-// schedulerConfig writes deploy/scheduler's configuration pointed at this
-// cluster, without leader election.
-func schedulerConfig() (string, error) {
-	shipped, err := os.ReadFile(filepath.Join("..", "scheduler", "scheduler-config.yaml"))
-	if err != nil {
-		return "", err
-	}
-	var config map[string]any
-	if err := yaml.Unmarshal(shipped, &config); err != nil {
-		return "", err
-	}
-	config["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
-	config["leaderElection"] = map[string]any{"leaderElect": false}
-	data, err := yaml.Marshal(config)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(work, "scheduler-config.yaml")
-	return path, os.WriteFile(path, data, 0o600)
+	scheduler, err := e2e.StartScheduler(ctx, work, kubeconfig, true)
+	return func() { scheduler(); kwok() }, err
 }
 
 // startKEDA runs KEDA's operator and metrics adapter against the cluster

@@ -51,10 +51,6 @@ type Workload struct {
 
 type cpuCount struct{ value, rate float64 }
 
-// KwokNode is the annotation of the nodes kwok manages (its
-// --manage-nodes-with-annotation-selector).
-const KwokNode = "kwok.x-k8s.io/node=fake"
-
 // SchedulerName is the scheduler the application's pods ask for: the
 // profile deploy/scheduler configures.
 const SchedulerName = "artt-scheduler"
@@ -62,10 +58,9 @@ const SchedulerName = "artt-scheduler"
 // NewWorkload creates the nodes, for kwok to run, and the application
 // (Deployments "web" and "gateway", which calls web).
 func NewWorkload(ctx context.Context, k8s client.Client) (*Workload, error) {
-	annotation := strings.SplitN(KwokNode, "=", 2)
 	for _, n := range Nodes {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
-			Annotations: map[string]string{annotation[0]: annotation[1]},
+			Annotations: KwokAnnotation(),
 			Labels: map[string]string{"kubernetes.io/hostname": n,
 				"topology.kubernetes.io/region": "lab", "topology.kubernetes.io/zone": "z", "topology.istio.io/subzone": n}}}
 		if err := k8s.Create(ctx, node); err != nil {

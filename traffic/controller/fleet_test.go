@@ -1,10 +1,14 @@
 package controller
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,14 +21,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/deploy/monitoring"
 	"github.com/artt-dev/artt/internal/promtest"
 )
 
 // The fleet: 500 nodes in 10 zones, 10 namespaces of 10 managed
 // Deployments each calling the next (d0 → d1 → … → d9), every Deployment 100
-// pods on 100 different nodes: 10,000 pods, 90 routed components.
+// pods, placed by kube-scheduler's default profile: 10,000 pods, 90 routed
+// components.
 const (
 	fleetNodes       = 500
 	fleetZones       = 10
@@ -39,9 +46,26 @@ func fleetLocality(i int) string {
 	return fmt.Sprintf("r1/z%d/%s", i%fleetZones, fleetNode(i))
 }
 
-// fleetPlacement spreads deployment d of namespace ns over 100 nodes.
-func fleetPlacement(ns, d, pod int) int {
-	return (ns*53 + d*131 + pod*5) % fleetNodes
+// fleetPlacement is where the scheduler put each pod: the node's index by
+// "namespace/pod".
+type fleetPlacement map[string]int
+
+// fewest is, among the nodes routed accepts, the one holding fewest of a
+// Deployment's pods, and those pods' names (none when no node is accepted).
+func (f fleetPlacement) fewest(ns, dep string, routed func(node int) bool) (node int, pods []string) {
+	on := map[int][]string{}
+	for p := range fleetPods {
+		name := fmt.Sprintf("%s-%d", dep, p)
+		n := f[ns+"/"+name]
+		on[n] = append(on[n], name)
+	}
+	node = -1
+	for _, n := range slices.Sorted(maps.Keys(on)) {
+		if routed(n) && (node < 0 || len(on[n]) < len(on[node])) {
+			node = n
+		}
+	}
+	return node, on[node]
 }
 
 // TestFleetScale measures artt-traffic at fleet size on envtest's real
@@ -57,11 +81,11 @@ func TestFleetScale(t *testing.T) {
 	}
 	needCluster(t)
 	built := time.Now()
-	buildFleet(t)
-	t.Logf("fleet built in %s: %d nodes, %d managed Deployments, %d pods", time.Since(built).Round(time.Second),
-		fleetNodes, fleetNamespaces*fleetDeployments, fleetNamespaces*fleetDeployments*fleetPods)
+	placement := buildFleet(t)
+	t.Logf("fleet built in %s: %d nodes run by kwok, %d managed Deployments, %d pods placed by artt-scheduler (default profile)",
+		time.Since(built).Round(time.Second), fleetNodes, fleetNamespaces*fleetDeployments, len(placement))
 
-	exp := promtest.NewExporter(fleetSeries())
+	exp := promtest.NewExporter(fleetSeries(placement))
 	dir := t.TempDir()
 	promStart := time.Now()
 	fleetProm, stopProm, err := promtest.StartWithExporter(dir, exp, 5*time.Second,
@@ -85,10 +109,11 @@ func TestFleetScale(t *testing.T) {
 	t.Logf("heap in use: %.0f MiB before the controller started, %.0f MiB after four cycles (+%.0f MiB: informer cache of 10,000 pods and 500 nodes, measurements, policy state)",
 		float64(before.HeapInuse)/(1<<20), float64(after.HeapInuse)/(1<<20), (float64(after.HeapInuse)-float64(before.HeapInuse))/(1<<20))
 
-	// A pod deletion: the node it ran on must leave the rule.
-	ns, d, victim := 3, 5, 7
-	node := fleetPlacement(ns, d, victim)
-	nsName, dep := fmt.Sprintf("fleet-%d", ns), fmt.Sprintf("d%d", d)
+	// A node emptied of a Deployment: it must leave the rule. The victims
+	// are the Deployment's pods on the routed node that holds fewest of
+	// them (the scheduler may put several on one node, and while one stays
+	// the node rightly stays), deleted together.
+	nsName, dep := "fleet-3", "d5"
 	rule := func() map[string]map[string]uint32 {
 		dr, err := getRule(nsName, ruleName(dep))
 		if err != nil {
@@ -96,7 +121,7 @@ func TestFleetScale(t *testing.T) {
 		}
 		return distribution(dr)
 	}
-	receivesNode := func(dist map[string]map[string]uint32) bool {
+	receivesNode := func(dist map[string]map[string]uint32, node int) bool {
 		for _, to := range dist {
 			if to[fleetLocality(node)] > 0 {
 				return true
@@ -104,17 +129,21 @@ func TestFleetScale(t *testing.T) {
 		}
 		return false
 	}
-	if !receivesNode(rule()) {
-		t.Fatalf("%s/%s's rule sends nothing to %s before the deletion: pick another victim", nsName, dep, fleetNode(node))
+	routed := rule()
+	node, victims := placement.fewest(nsName, dep, func(node int) bool { return receivesNode(routed, node) })
+	if len(victims) == 0 {
+		t.Fatalf("%s/%s's rule sends to none of the nodes its pods are on", nsName, dep)
 	}
 	reactionBefore := histograms(t, in, "artt_traffic_reaction_seconds")[""]
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", dep, victim), Namespace: nsName}}
-	if err := k8s.Delete(testScope, pod, client.GracePeriodSeconds(0)); err != nil {
-		t.Fatal(err)
+	var deletes []func() error
+	for _, name := range victims {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: nsName}}
+		deletes = append(deletes, func() error { return k8s.Delete(testScope, pod, client.GracePeriodSeconds(0)) })
 	}
-	took := waitFor(t, 30*time.Second, "the deleted pod's node left the rule", func() bool {
+	run(t, deletes)
+	took := waitFor(t, 30*time.Second, fmt.Sprintf("%s left the rule once its %d pods of %s were deleted", fleetNode(node), len(victims), dep), func() bool {
 		dist := rule()
-		return dist != nil && !receivesNode(dist)
+		return dist != nil && !receivesNode(dist, node)
 	})
 	// The reaction is recorded once every rule of the reallocation is
 	// written, a little after the one watched here.
@@ -123,8 +152,8 @@ func TestFleetScale(t *testing.T) {
 		reaction = histograms(t, in, "artt_traffic_reaction_seconds")[""].since(reactionBefore)
 		return reaction.count > 0
 	})
-	t.Logf("pod deletion to rule: %s from the delete call (aim: under 1 s); artt_traffic_reaction_seconds, from the event seen to every rule written: %d reactions, mean %.0f ms",
-		took.Round(time.Millisecond), reaction.count, 1000*reaction.mean())
+	t.Logf("%d pods deleted, node out of the rule: %s from the delete calls (aim: under 1 s); artt_traffic_reaction_seconds, from the event seen to every rule written: %d reactions, mean %.0f ms",
+		len(victims), took.Round(time.Millisecond), reaction.count, 1000*reaction.mean())
 	in.stop()
 
 	// The same fleet read through deploy/monitoring's recording rules,
@@ -248,22 +277,23 @@ func cpuAccount(t *testing.T, prom *promtest.Server) map[string]float64 {
 	return out
 }
 
-// buildFleet creates the nodes, namespaces, Deployments and Ready pods, in
-// parallel (there is no scheduler or kubelet in envtest: pods are bound and
-// marked Ready by hand).
-func buildFleet(t *testing.T) {
+// buildFleet creates the nodes (for kwok, which kube-controller-manager's
+// node lifecycle controller then lifts the not-ready taint of), the
+// namespaces, the Deployments and their pods, unbound: artt-scheduler binds
+// them and kwok marks them Running and Ready. It returns where each went.
+func buildFleet(t *testing.T) fleetPlacement {
 	t.Helper()
+	startFleetComponents(t)
 	var jobs []func() error
 	for i := range fleetNodes {
 		jobs = append(jobs, func() error {
-			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fleetNode(i), Labels: map[string]string{
-				RegionLabel: "r1", ZoneLabel: fmt.Sprintf("z%d", i%fleetZones), SubzoneLabel: fleetNode(i),
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fleetNode(i), Annotations: e2e.KwokAnnotation(), Labels: map[string]string{
+				"kubernetes.io/hostname": fleetNode(i), RegionLabel: "r1", ZoneLabel: fmt.Sprintf("z%d", i%fleetZones), SubzoneLabel: fleetNode(i),
 			}}}
 			if err := k8s.Create(testScope, n); err != nil && !apierrors.IsAlreadyExists(err) {
 				return err
 			}
-			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(), Reason: "Test"}}
-			return k8s.Status().Update(testScope, n)
+			return nil
 		})
 	}
 	run(t, jobs)
@@ -283,22 +313,88 @@ func buildFleet(t *testing.T) {
 				jobs = append(jobs, func() error {
 					pod := &corev1.Pod{
 						ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", name, p), Namespace: nsName, Labels: labels},
-						Spec: corev1.PodSpec{NodeName: fleetNode(fleetPlacement(ns, d, p)), Containers: []corev1.Container{{
+						Spec: corev1.PodSpec{Containers: []corev1.Container{{
 							Name: "app", Image: "example/app",
 							Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
 						}}},
 					}
-					if err := k8s.Create(testScope, pod); err != nil {
-						return err
-					}
-					pod.Status.Phase = corev1.PodRunning
-					pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
-					return k8s.Status().Update(testScope, pod)
+					return k8s.Create(testScope, pod)
 				})
 			}
 		}
 	}
 	run(t, jobs)
+	want := fleetNamespaces * fleetDeployments * fleetPods
+	placement := fleetPlacement{}
+	waitFor(t, 15*time.Minute, fmt.Sprintf("%d pods bound and Ready", want), func() bool {
+		var pods corev1.PodList
+		if err := k8s.List(testScope, &pods); err != nil {
+			return false
+		}
+		clear(placement)
+		for _, p := range pods.Items {
+			var i int
+			if _, err := fmt.Sscanf(p.Spec.NodeName, "fleet-n%d", &i); err == nil && podReady(p) {
+				placement[p.Namespace+"/"+p.Name] = i
+			}
+		}
+		return len(placement) == want
+	})
+	return placement
+}
+
+// startFleetComponents runs, against this package's envtest, what a real
+// cluster would run for the fleet: kwok as the nodes' kubelets,
+// artt-scheduler with kube-scheduler's default profile, and
+// kube-controller-manager's node lifecycle controller (from ARTT_E2E_ASSETS,
+// hack/build-e2e-binaries.sh).
+func startFleetComponents(t *testing.T) {
+	t.Helper()
+	assets := os.Getenv("ARTT_E2E_ASSETS")
+	if assets == "" {
+		t.Fatal("ARTT_E2E_ASSETS is not set: the fleet needs kwok and kube-controller-manager (hack/build-e2e-binaries.sh)")
+	}
+	dir := t.TempDir()
+	admin, err := testEnv.AddUser(envtest.User{Name: "fleet-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testScope)
+	t.Cleanup(cancel)
+	kcm, err := e2e.StartProcess(ctx, dir, "kube-controller-manager", filepath.Join(assets, "kube-controller-manager"), nil,
+		"--kubeconfig="+kubeconfig, "--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
+		"--controllers=node-lifecycle-controller", "--leader-elect=false", "--secure-port=0", "--kube-api-qps=200", "--kube-api-burst=400")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kcm)
+	kwok, err := e2e.StartKwok(ctx, dir, assets, kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kwok)
+	scheduler, err := e2e.StartScheduler(ctx, dir, kubeconfig, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(scheduler)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, name := range []string{"kube-controller-manager", "kwok", "artt-scheduler"} {
+				if b, err := os.ReadFile(filepath.Join(dir, name+".log")); err == nil {
+					t.Logf("%s's log (last 4 KiB):\n%s", name, b[max(0, len(b)-4096):])
+				}
+			}
+		}
+	})
 }
 
 // run does the jobs on 16 workers and fails the test on the first error.
@@ -335,16 +431,16 @@ func run(t *testing.T, jobs []func() error) {
 // to the first node of each other zone (a full mesh of 500 nodes is a
 // quarter of a million probes; sampled probes are what a large cluster
 // runs, and ARTT prices an unprobed link at the worst measured delay).
-func fleetSeries() []promtest.Series {
+func fleetSeries(placement fleetPlacement) []promtest.Series {
 	var s []promtest.Series
 	for ns := range fleetNamespaces {
 		nsName := fmt.Sprintf("fleet-%d", ns)
 		for d := range fleetDeployments {
 			rps := 1000.0 / fleetPods // each Deployment serves 1,000 requests per second
 			for p := range fleetPods {
-				node := fleetPlacement(ns, d, p)
-				cost := 0.004 * (1 + 0.5*float64(node%7)/6) // nodes differ in speed
 				pod := fmt.Sprintf("d%d-%d", d, p)
+				node := placement[nsName+"/"+pod]
+				cost := 0.004 * (1 + 0.5*float64(node%7)/6) // nodes differ in speed
 				id := fmt.Sprintf(`namespace=%q,pod=%q`, nsName, pod)
 				s = append(s,
 					promtest.Series{Name: "container_cpu_usage_seconds_total", Labels: id + `,container="app"`, Rate: rps * cost},

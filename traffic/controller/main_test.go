@@ -36,6 +36,9 @@ var (
 	testScope = context.Background()
 	// etcdURL is envtest's etcd client URL, where it also serves /metrics.
 	etcdURL string
+	// testEnv is the control plane, for tests that start processes
+	// needing a kubeconfig of their own.
+	testEnv *envtest.Environment
 )
 
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
@@ -58,6 +61,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}}
+	testEnv = env
 	if cfg, err = env.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "envtest:", err)
 		return 1
