@@ -17,11 +17,11 @@ build:
 demo:
 	$(GO) run ./cmd/artt-lab run --out out demo
 
-## results: every shipped scenario, and the README's table of results regenerated from them.
+## results: every shipped scenario, and docs/results.md's table of results regenerated from them.
 ## TRACE_DIR holding nasdaq100_nq_futures_1min.csv adds artt-hpa-nasdaq (the trace is not shipped).
 RESULTS := demo heart-pairwise heart-dag lata-chain-a lata-chain-b larp-dag-a larp-dag-b larp-bookinfo-a larp-bookinfo-b node-degradation mesh-20 artt-hpa-nasa nasa-unbound flash-crowd flash-crowd-behavior slow-ramp
 results:
-	$(GO) run ./cmd/artt-lab run --quiet --out out/results --summary README.md \
+	$(GO) run ./cmd/artt-lab run --quiet --out out/results --summary docs/results.md \
 		$(if $(TRACE_DIR),--trace-dir $(TRACE_DIR)) $(RESULTS) $(if $(TRACE_DIR),artt-hpa-nasdaq)
 
 ## e2e: artt-scaler through the real KEDA operator, metrics adapter and HPA controller (deploy/e2e), then test-mesh;
@@ -78,7 +78,7 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## bench: the benchmarks quoted in the README
+## bench: the benchmarks quoted in docs/
 bench:
 	mkdir -p out
 	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./traffic/flow ./traffic/ntam ./traffic/allocate ./loadtest/emulator > out/bench.txt

@@ -84,7 +84,7 @@ func (e *MetadataError) Error() string {
 }
 
 // Default queries. They are Go templates over .Namespace, .Workload,
-// .PodRegex, .RateFunction and .RateWindow; the README documents them.
+// .PodRegex, .RateFunction and .RateWindow; docs/scaler.md documents them.
 const (
 	// The rate queries keep only series still scraped ("and" the series
 	// itself): a range selector ignores staleness markers, so a deleted
@@ -187,7 +187,7 @@ func (p *parser) checkKeys() {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
-			p.fail(k, "unknown key; see the README for the keys artt-scaler reads")
+			p.fail(k, "unknown key; see docs/scaler.md for the keys artt-scaler reads")
 		}
 	}
 }

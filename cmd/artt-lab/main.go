@@ -103,7 +103,7 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&opts.parallel, "parallel", 0, "runs simulated at once (default: number of CPUs)")
 	fs.BoolVar(&opts.noPlots, "no-plots", false, "skip the PNG plots")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress bar")
-	fs.StringVar(&opts.summary, "summary", "", "also write one table over every scenario run into this Markdown file, between its artt-lab summary markers (the README's results)")
+	fs.StringVar(&opts.summary, "summary", "", "also write one table over every scenario run into this Markdown file, between its artt-lab summary markers (docs/results.md)")
 	fs.BoolVar(&opts.logAllocations, "log-allocations", false, "write every traffic allocation (shares, health, forecasts, routes) to allocations.log in the report directory")
 	return fs, opts
 }

@@ -1,7 +1,7 @@
 // Command artt-scaler is ARTT's KEDA external scaler: a gRPC server that KEDA
 // calls for a ScaledObject's `external` or `external-push` trigger. It serves
 // the workload's CPU utilisation against ARTT-HPA's adaptive threshold. See
-// the README for the trigger metadata and the flags.
+// docs/scaler.md for the trigger metadata and the flags.
 package main
 
 import (

@@ -1,8 +1,8 @@
 // Command artt-traffic is ARTT's traffic co-process: it measures the
 // cluster through Prometheus, runs a traffic policy (ARTT by default) and
 // writes node-to-node weights into Istio DestinationRules. Run two replicas:
-// they elect a leader on a Lease and only the leader writes. See the README
-// for the labels, flags and queries.
+// they elect a leader on a Lease and only the leader writes. See
+// docs/traffic.md for the labels, flags and queries.
 package main
 
 import (

@@ -180,7 +180,7 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		}
 		u := 100 * 1.0 / (float64(want) * e2e.CPURequest)
 		if ratio := u / theta; math.Ceil(float64(want)*ratio) != float64(want) && math.Abs(ratio-1) > 0.1 {
-			t.Errorf("at %d replicas u = %.1f%% and θ = %.1f%%: the README's formula would not hold here", want, u, theta)
+			t.Errorf("at %d replicas u = %.1f%% and θ = %.1f%%: docs/scaler.md's formula would not hold here", want, u, theta)
 		}
 	})
 

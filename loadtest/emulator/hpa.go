@@ -85,7 +85,7 @@ func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 }
 
 // metadata is the trigger metadata of component c: the scenario's and the
-// run's over the lab's defaults. leadTime defaults to what the README
+// run's over the lab's defaults. leadTime defaults to what docs/scaler.md
 // tells an operator to set: one HPA sync plus the pods' startup.
 func (a *kedaHPA) metadata(c *component) map[string]string {
 	e := a.e

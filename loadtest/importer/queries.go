@@ -18,7 +18,7 @@ type exporter struct{ name, install string }
 var (
 	kubeStateMetrics = exporter{"kube-state-metrics", "install kube-state-metrics and let Prometheus scrape it"}
 	cadvisor         = exporter{"cAdvisor", "let Prometheus scrape the kubelets' /metrics/cadvisor endpoints"}
-	istioTelemetry   = exporter{"Istio's standard metrics", "install Istio with its default telemetry and scrape the sidecars with namespace and pod target labels (README, \"Measurements\")"}
+	istioTelemetry   = exporter{"Istio's standard metrics", "install Istio with its default telemetry and scrape the sidecars with namespace and pod target labels (docs/traffic.md, \"Measurements\")"}
 	nodeProbes       = exporter{"node-to-node probes", "deploy deploy/examples/node-probes with the scrape jobs hack/node-probe-scrape-config.sh prints, or pass --default-delay"}
 )
 

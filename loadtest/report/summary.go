@@ -10,7 +10,7 @@ import (
 )
 
 // SummaryBegin and SummaryEnd mark the block of a Markdown file that
-// WriteSummary replaces (the README's table of shipped results).
+// WriteSummary replaces (docs/results.md's table of shipped results).
 const (
 	SummaryBegin = "<!-- artt-lab summary begin -->"
 	SummaryEnd   = "<!-- artt-lab summary end -->"

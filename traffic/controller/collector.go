@@ -33,7 +33,7 @@ type Queries struct {
 }
 
 // DefaultQueries work with cAdvisor, Istio's standard metrics and the
-// blackbox-exporter probes in deploy/examples/node-probes (README, "Measurements").
+// blackbox-exporter probes in deploy/examples/node-probes (docs/traffic.md, "Measurements").
 func DefaultQueries() Queries {
 	return Queries{
 		CPU:      `sum by (namespace, pod) (rate(container_cpu_usage_seconds_total{container!="",container!="POD"}[1m]))`,

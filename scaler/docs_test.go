@@ -8,17 +8,17 @@ import (
 	"testing"
 )
 
-// The README's trigger metadata table documents exactly the keys the
+// docs/scaler.md's trigger metadata table documents exactly the keys the
 // parser reads: a key added to the parser without a row, or a row left
 // for a key the parser no longer reads, fails here.
-func TestREADMEDocumentsEveryMetadataKey(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocsDocumentEveryMetadataKey(t *testing.T) {
+	doc, err := os.ReadFile("../docs/scaler.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(readme), "### Trigger metadata\n")
+	_, table, ok := strings.Cut(string(doc), "## Trigger metadata\n")
 	if !ok {
-		t.Fatal("README has no \"### Trigger metadata\" section")
+		t.Fatal("docs/scaler.md has no \"## Trigger metadata\" section")
 	}
 	table, _, _ = strings.Cut(strings.TrimPrefix(table, "\n"), "\n\n")
 	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\|")
@@ -27,16 +27,16 @@ func TestREADMEDocumentsEveryMetadataKey(t *testing.T) {
 		documented = append(documented, m[1])
 	}
 	if len(documented) == 0 {
-		t.Fatal("no rows found in the README's trigger metadata table")
+		t.Fatal("no rows found in docs/scaler.md's trigger metadata table")
 	}
 	for _, k := range knownKeys {
 		if !slices.Contains(documented, k) {
-			t.Errorf("metadata key %q is read by the parser but has no row in the README's table", k)
+			t.Errorf("metadata key %q is read by the parser but has no row in docs/scaler.md's table", k)
 		}
 	}
 	for _, k := range documented {
 		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
-			t.Errorf("the README's table documents %q, which the parser does not read", k)
+			t.Errorf("docs/scaler.md's table documents %q, which the parser does not read", k)
 		}
 	}
 }
