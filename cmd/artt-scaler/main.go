@@ -53,6 +53,18 @@ var errVersion = errors.New("version requested")
 func parseFlags(args []string) (flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("artt-scaler", flag.ContinueOnError)
+	showVersion := f.define(fs)
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if *showVersion {
+		return f, errVersion
+	}
+	return f, f.validate()
+}
+
+// define registers every flag on fs, with its default and help.
+func (f *flags) define(fs *flag.FlagSet) (showVersion *bool) {
 	fs.StringVar(&f.grpcAddress, "grpc-address", ":6000", "address of the gRPC server KEDA calls")
 	fs.StringVar(&f.httpAddress, "http-address", ":8080", "address serving /metrics, /healthz and /readyz")
 	fs.StringVar(&f.prometheus, "prometheus-address", "", "Prometheus URL used when a trigger sets no prometheusAddress")
@@ -80,14 +92,12 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.grace, "shutdown-grace", 20*time.Second, "time to finish in-flight calls on SIGTERM")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if *showVersion {
-		return f, errVersion
-	}
-	// Every problem at once, so one restart fixes them all.
+	return fs.Bool("version", false, "print the version and exit")
+}
+
+// validate reports every problem with the flags at once, so one restart
+// fixes them all.
+func (f flags) validate() error {
 	var problems []error
 	for _, u := range f.allowedPrometheus {
 		if err := scaler.CheckAllowedPrometheus(u); err != nil {
@@ -127,10 +137,7 @@ func parseFlags(args []string) (flags, error) {
 	if f.maxConcurrentStreams > math.MaxUint32 {
 		problems = append(problems, fmt.Errorf("--grpc-max-concurrent-streams = %d: at most %d", f.maxConcurrentStreams, uint32(math.MaxUint32)))
 	}
-	if len(problems) > 0 {
-		return f, errors.Join(problems...)
-	}
-	return f, nil
+	return errors.Join(problems...)
 }
 
 func main() {
@@ -163,7 +170,6 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tel := scaler.NewTelemetry(reg)
-
 	source := scaler.NewPrometheusSource(tel.QueryObserver()).ObservePoints(tel.PointsObserver()).
 		KeepConnections(3 * f.maxConcurrentPolls).Compress(f.compress)
 	if f.reuseRanges {
@@ -181,25 +187,10 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		Logger:             log,
 		Telemetry:          tel,
 	})
-
-	grpcOpts := []grpc.ServerOption{
-		grpc.MaxRecvMsgSize(f.maxRecvBytes),
-		grpc.MaxConcurrentStreams(uint32(f.maxConcurrentStreams)),
-		grpc.ChainUnaryInterceptor(tel.UnaryInterceptor),
-		grpc.ChainStreamInterceptor(tel.StreamInterceptor),
+	gs, hs, err := grpcServer(f, tel, srv, log)
+	if err != nil {
+		return err
 	}
-	if f.tlsCert != "" {
-		reloader, err := scaler.NewCertReloader(f.tlsCert, f.tlsKey, f.tlsClientCA, log)
-		if err != nil {
-			return err
-		}
-		grpcOpts = append(grpcOpts, grpc.Creds(credentials.NewTLS(reloader.TLSConfig())))
-	}
-	gs := grpc.NewServer(grpcOpts...)
-	pb.RegisterExternalScalerServer(gs, srv)
-	hs := health.NewServer()
-	healthpb.RegisterHealthServer(gs, hs)
-
 	grpcLis, err := net.Listen("tcp", f.grpcAddress)
 	if err != nil {
 		return fmt.Errorf("--grpc-address %s: %w", f.grpcAddress, err)
@@ -208,19 +199,8 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("--http-address %s: %w", f.httpAddress, err)
 	}
-
 	var ready atomic.Bool
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !ready.Load() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	hsrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hsrv := &http.Server{Handler: httpHandler(reg, &ready), ReadHeaderTimeout: 10 * time.Second}
 
 	errs := make(chan error, 2)
 	go func() { errs <- gs.Serve(grpcLis) }()
@@ -238,22 +218,64 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	ready.Store(true)
 	log.Info("artt-scaler serving", "grpc", grpcLis.Addr().String(), "http", httpLis.Addr().String(),
 		"tls", f.tlsCert != "", "mutualTLS", f.tlsClientCA != "", "defaultPrometheus", f.prometheus)
-
 	select {
 	case <-ctx.Done():
 	case err := <-errs:
 		return err
 	}
-
-	log.Info("shutting down", "grace", f.grace)
 	ready.Store(false)
-	hs.Shutdown()
 	cancelRun()
+	return shutdown(f.grace, gs, hs, hsrv, log)
+}
+
+// grpcServer is the gRPC server KEDA calls: the external scaler and the
+// gRPC health service, with TLS when the flags ask for it.
+func grpcServer(f flags, tel *scaler.Telemetry, srv *scaler.Server, log *slog.Logger) (*grpc.Server, *health.Server, error) {
+	opts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(f.maxRecvBytes),
+		grpc.MaxConcurrentStreams(uint32(f.maxConcurrentStreams)),
+		grpc.ChainUnaryInterceptor(tel.UnaryInterceptor),
+		grpc.ChainStreamInterceptor(tel.StreamInterceptor),
+	}
+	if f.tlsCert != "" {
+		reloader, err := scaler.NewCertReloader(f.tlsCert, f.tlsKey, f.tlsClientCA, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(reloader.TLSConfig())))
+	}
+	gs := grpc.NewServer(opts...)
+	pb.RegisterExternalScalerServer(gs, srv)
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(gs, hs)
+	return gs, hs, nil
+}
+
+// httpHandler serves /metrics, /healthz, and /readyz while ready is set.
+func httpHandler(reg *prometheus.Registry, ready *atomic.Bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	return mux
+}
+
+// shutdown lets in-flight calls finish for up to grace, then closes the
+// rest, and stops the HTTP server.
+func shutdown(grace time.Duration, gs *grpc.Server, hs *health.Server, hsrv *http.Server, log *slog.Logger) error {
+	log.Info("shutting down", "grace", grace)
+	hs.Shutdown()
 	done := make(chan struct{})
 	go func() { gs.GracefulStop(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(f.grace):
+	case <-time.After(grace):
 		log.Warn("grace period over; closing remaining calls")
 		gs.Stop()
 	}

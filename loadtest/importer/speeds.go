@@ -42,15 +42,44 @@ type speedFit struct {
 const fitIterations = 500
 
 func fitSpeeds(samples []costSample) speedFit {
-	f := speedFit{speed: map[string]float64{}, cpuPerRequest: map[string]float64{}, spread: map[string]float64{}}
 	var usable []costSample
 	for _, s := range samples {
 		if s.cost > 0 && s.requests > 0 && !math.IsInf(s.cost, 0) {
 			usable = append(usable, s)
 		}
 	}
-	b := map[string]float64{}  // log cpuPerRequest
-	sp := map[string]float64{} // log speed
+	b, sp := alternateLogFit(usable)
+	f := speedFit{speed: map[string]float64{}, cpuPerRequest: map[string]float64{}, spread: map[string]float64{},
+		groups: linkedNodes(usable)}
+	// Fastest node of each group at speed 1; the group's components shift
+	// by the same amount, so costs are unchanged.
+	for _, g := range f.groups {
+		top := math.Inf(-1)
+		for _, n := range g {
+			top = math.Max(top, sp[n])
+		}
+		for _, n := range g {
+			sp[n] -= top
+		}
+	}
+	for c := range b {
+		b[c] = logCPUPerRequest(usable, c, sp) // from the normalised speeds
+	}
+	for n, v := range sp {
+		f.speed[n] = math.Exp(v)
+	}
+	for c, v := range b {
+		f.cpuPerRequest[c] = math.Exp(v)
+		f.spread[c] = speedlessSpread(usable, c, f.speed)
+	}
+	return f
+}
+
+// alternateLogFit fits log cost = b_c − s_n by alternating weighted means
+// until no estimate moves: b, log CPU per request by component, and s, log
+// speed by node, up to one constant per group of linked nodes.
+func alternateLogFit(usable []costSample) (b, sp map[string]float64) {
+	b, sp = map[string]float64{}, map[string]float64{}
 	for _, s := range usable {
 		b[s.component], sp[s.node] = 0, 0
 	}
@@ -83,49 +112,37 @@ func fitSpeeds(samples []costSample) speedFit {
 			break
 		}
 	}
-	f.groups = linkedNodes(usable)
-	// Fastest node of each group at speed 1; the group's components shift
-	// by the same amount, so costs are unchanged.
-	for _, g := range f.groups {
-		top := math.Inf(-1)
-		for _, n := range g {
-			top = math.Max(top, sp[n])
+	return b, sp
+}
+
+// logCPUPerRequest is component c's b given the log speeds: the weighted
+// mean over its samples of log cost + s_n.
+func logCPUPerRequest(usable []costSample, c string, sp map[string]float64) float64 {
+	var sum, w float64
+	for _, s := range usable {
+		if s.component == c {
+			sum += s.requests * (math.Log(s.cost) + sp[s.node])
+			w += s.requests
 		}
-		for _, n := range g {
-			sp[n] -= top
+	}
+	return sum / w
+}
+
+// speedlessSpread is how much component c's pods differ once speed is
+// taken out: the coefficient of variation of cost × speed over its samples,
+// weighted by requests.
+func speedlessSpread(usable []costSample, c string, speed map[string]float64) float64 {
+	var w, m, m2 float64
+	for _, s := range usable {
+		if s.component == c {
+			x := s.cost * speed[s.node]
+			w += s.requests
+			m += s.requests * x
+			m2 += s.requests * x * x
 		}
 	}
-	for c := range b {
-		// Recompute b from the normalised speeds.
-		var sum, w float64
-		for _, s := range usable {
-			if s.component == c {
-				sum += s.requests * (math.Log(s.cost) + sp[s.node])
-				w += s.requests
-			}
-		}
-		b[c] = sum / w
-	}
-	for n, v := range sp {
-		f.speed[n] = math.Exp(v)
-	}
-	for c, v := range b {
-		f.cpuPerRequest[c] = math.Exp(v)
-	}
-	for c := range b {
-		var w, m, m2 float64
-		for _, s := range usable {
-			if s.component == c {
-				x := s.cost * f.speed[s.node]
-				w += s.requests
-				m += s.requests * x
-				m2 += s.requests * x * x
-			}
-		}
-		mean := m / w
-		f.spread[c] = math.Sqrt(math.Max(0, m2/w-mean*mean)) / mean
-	}
-	return f
+	mean := m / w
+	return math.Sqrt(math.Max(0, m2/w-mean*mean)) / mean
 }
 
 // linkedNodes groups the nodes that share a component, transitively.
