@@ -29,13 +29,17 @@ func TestDocsDocumentEveryMetadataKey(t *testing.T) {
 	if len(documented) == 0 {
 		t.Fatal("no rows found in docs/scaler.md's trigger metadata table")
 	}
-	for _, k := range knownKeys {
+	read := readKeys()
+	if len(read) < 20 {
+		t.Fatalf("the parser read only %d keys from empty metadata: %v", len(read), read)
+	}
+	for _, k := range read {
 		if !slices.Contains(documented, k) {
 			t.Errorf("metadata key %q is read by the parser but has no row in docs/scaler.md's table", k)
 		}
 	}
 	for _, k := range documented {
-		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
+		if !slices.Contains(read, k) && !slices.Contains(keysKEDAOwns, k) {
 			t.Errorf("docs/scaler.md's table documents %q, which the parser does not read", k)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
@@ -112,15 +113,6 @@ const (
 // keysKEDAOwns are trigger metadata keys KEDA reads itself and passes along.
 var keysKEDAOwns = []string{"scalerAddress", "enableTLS", "unsafeSsl"}
 
-// knownKeys lists every metadata key the scaler reads.
-var knownKeys = []string{
-	"prometheusAddress", "workload", "cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "rateWindow", "rateFunction",
-	"offeredLoad", "leadTime",
-	"mode", "normalization", "minThreshold", "maxThreshold", "staticThreshold", "quantile", "deadband", "warmUp",
-	"window", "history", "step", "queryTimeout", "activationRequestRate", "metricForm",
-	"madMultiplier", "ransacIterations", "seed",
-}
-
 // configFieldKeys maps threshold.Config fields to the metadata keys that set them.
 var configFieldKeys = map[string]string{
 	"Mode": "mode", "Normalization": "normalization", "MinThreshold": "minThreshold", "MaxThreshold": "maxThreshold",
@@ -138,11 +130,20 @@ var promDuration = regexp.MustCompile(`^([0-9]+(ms|s|m|h|d|w|y))+$`)
 // defaultPrometheus is used when the metadata names no Prometheus. It
 // reports every problem at once, each a *MetadataError naming the key and
 // the value (joined with errors.Join, so errors.As finds the first):
-// unknown keys first, then each key's value: a ScaledObject's author fixes
-// them all in one edit instead of one per poll.
+// unknown keys first (those the parser did not read), then each key's
+// value: a ScaledObject's author fixes them all in one edit instead of one
+// per poll.
 func ParseMetadata(namespace, name string, md map[string]string, defaultPrometheus string) (Spec, error) {
-	p := parser{md: md}
-	p.checkKeys()
+	p := &parser{md: md, read: map[string]bool{}}
+	s := p.spec(namespace, name, defaultPrometheus)
+	if errs := append(p.unread(), p.errs...); len(errs) > 0 {
+		return Spec{}, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// spec reads every key into a Spec, keeping the errors in p.
+func (p *parser) spec(namespace, name, defaultPrometheus string) Spec {
 	if !dnsLabel.MatchString(namespace) {
 		p.errs = append(p.errs, &MetadataError{"namespace", namespace, "not a valid Kubernetes namespace"})
 	}
@@ -171,25 +172,31 @@ func ParseMetadata(namespace, name string, md map[string]string, defaultPromethe
 	// window: they are rendered only from values that passed their checks.
 	if validWorkload && validWindow && dnsLabel.MatchString(namespace) {
 		p.renderQueries(&s, rateWindow)
-	}
-	if len(p.errs) > 0 {
-		return Spec{}, errors.Join(p.errs...)
-	}
-	return s, nil
-}
-
-// checkKeys refuses, in order, the keys neither artt-scaler nor KEDA reads.
-func (p *parser) checkKeys() {
-	keys := make([]string, 0, len(p.md))
-	for k := range p.md {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !slices.Contains(knownKeys, k) && !slices.Contains(keysKEDAOwns, k) {
-			p.fail(k, "unknown key; see docs/scaler.md for the keys artt-scaler reads")
+	} else {
+		for _, q := range queryFields(&s) {
+			p.str(q.key, "") // read, though not rendered
 		}
 	}
+	return s
+}
+
+// unread refuses, in order, the keys neither the parser nor KEDA read.
+func (p *parser) unread() []error {
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(p.md)) {
+		if !p.read[k] && !slices.Contains(keysKEDAOwns, k) {
+			errs = append(errs, &MetadataError{k, p.md[k], "unknown key; see docs/scaler.md for the keys artt-scaler reads"})
+		}
+	}
+	return errs
+}
+
+// readKeys are the keys ParseMetadata reads: every key a trigger may set
+// besides KEDA's own.
+func readKeys() []string {
+	p := &parser{md: map[string]string{}, read: map[string]bool{}}
+	p.spec("default", "web", "http://prometheus:9090")
+	return slices.Sorted(maps.Keys(p.read))
 }
 
 // checkSpec checks the values read into s that no single key's parser can:
@@ -228,21 +235,28 @@ func (p *parser) renderQueries(s *Spec, rateWindow string) {
 		RateWindow:   rateWindow,
 		RateFunction: s.RateFunction,
 	}
-	for _, q := range []struct {
-		key, def string
-		dst      *string
-	}{
-		{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
-		{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
-		{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
-		{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
-	} {
+	for _, q := range queryFields(s) {
 		text, err := render(q.key, p.str(q.key, q.def), vars)
 		if err != nil {
 			p.errs = append(p.errs, err)
 			continue
 		}
 		*q.dst = text
+	}
+}
+
+// queryField is a query's key, its default and where it goes in a Spec.
+type queryField struct {
+	key, def string
+	dst      *string
+}
+
+func queryFields(s *Spec) []queryField {
+	return []queryField{
+		{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
+		{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
+		{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
+		{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
 	}
 }
 
@@ -316,10 +330,18 @@ func render(key, text string, vars queryVars) (string, error) {
 	return b.String(), nil
 }
 
-// parser reads typed values and keeps every error.
+// parser reads typed values, keeps every error and remembers the keys it
+// read.
 type parser struct {
 	md   map[string]string
+	read map[string]bool
 	errs []error
+}
+
+// value is the key's trimmed value, "" when it is absent or blank.
+func (p *parser) value(key string) string {
+	p.read[key] = true
+	return strings.TrimSpace(p.md[key])
 }
 
 func (p *parser) fail(key, reason string) {
@@ -327,18 +349,18 @@ func (p *parser) fail(key, reason string) {
 }
 
 func (p *parser) str(key, def string) string {
-	if v, ok := p.md[key]; ok && strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v)
+	if v := p.value(key); v != "" {
+		return v
 	}
 	return def
 }
 
 func (p *parser) float(key string, def float64) float64 {
-	v, ok := p.md[key]
-	if !ok || strings.TrimSpace(v) == "" {
+	v := p.value(key)
+	if v == "" {
 		return def
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
 		p.fail(key, "not a number")
 		return def
@@ -347,11 +369,11 @@ func (p *parser) float(key string, def float64) float64 {
 }
 
 func (p *parser) boolean(key string, def bool) bool {
-	v, ok := p.md[key]
-	if !ok || strings.TrimSpace(v) == "" {
+	v := p.value(key)
+	if v == "" {
 		return def
 	}
-	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	b, err := strconv.ParseBool(v)
 	if err != nil {
 		p.fail(key, "must be true or false")
 		return def
@@ -360,11 +382,11 @@ func (p *parser) boolean(key string, def bool) bool {
 }
 
 func (p *parser) integer(key string, def, lo, hi int) int {
-	v, ok := p.md[key]
-	if !ok || strings.TrimSpace(v) == "" {
+	v := p.value(key)
+	if v == "" {
 		return def
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
+	n, err := strconv.Atoi(v)
 	if err != nil {
 		p.fail(key, "not an integer")
 		return def
@@ -377,11 +399,11 @@ func (p *parser) integer(key string, def, lo, hi int) int {
 }
 
 func (p *parser) duration(key string, def, lo, hi time.Duration) time.Duration {
-	v, ok := p.md[key]
-	if !ok || strings.TrimSpace(v) == "" {
+	v := p.value(key)
+	if v == "" {
 		return def
 	}
-	d, err := time.ParseDuration(strings.TrimSpace(v))
+	d, err := time.ParseDuration(v)
 	if err != nil {
 		p.fail(key, "not a duration such as 15s or 1m")
 		return def
