@@ -1,0 +1,94 @@
+// Package docs_test runs the shell commands the README and docs/ show a
+// reader, from the repository's root as a reader would type them, and
+// says of each one it cannot run here why: a command that stops working, or
+// a new one nobody classified, fails.
+package docs_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// notHere are the commands that need what a test cannot have, by prefix,
+// with the reason.
+var notHere = []struct{ prefix, why string }{
+	{"kubectl ", "needs a cluster (the manifests are built and checked by deploy's and charts/charttest's tests)"},
+	{"helm install ", "needs a cluster (charts/charttest installs the chart on envtest with Helm's SDK)"},
+	{"docker ", "needs a container engine"},
+	{"skopeo ", "needs a registry"},
+	{"make test", "is the test command itself"},
+	{"make images", "deploy/images' tests build the same images (make test-images)"},
+	{"go run ./cmd/artt-lab import ", "needs a cluster's Prometheus"},
+	{"go run ./cmd/artt-lab run shop.yaml", "runs what the import before it writes"},
+	{"go run ./cmd/artt-lab run my-scenario.yaml", "a reader's own scenario file"},
+	{"go run ./cmd/artt-lab validate my-scenario.yaml", "a reader's own scenario file"},
+	{"go run ./cmd/artt-lab run artt-hpa-nasdaq ", "needs the NASDAQ trace, which is not shipped"},
+}
+
+var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
+
+// commands are the commands of every sh block in the README and docs/,
+// continuation lines joined and comments dropped, keyed by where they stand.
+func commands(t *testing.T) map[string][]string {
+	t.Helper()
+	files, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, f := range append([]string{"../README.md"}, files...) {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range shBlock.FindAllStringSubmatch(string(text), -1) {
+			block := strings.ReplaceAll(m[1], "\\\n", " ")
+			for _, line := range strings.Split(block, "\n") {
+				if i := strings.Index(line, " #"); i >= 0 {
+					line = line[:i]
+				}
+				if line = strings.Join(strings.Fields(line), " "); line != "" {
+					out[f] = append(out[f], line)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestEveryDocumentedCommandRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs make demo and artt-lab scenarios")
+	}
+	ran := 0
+	for file, cmds := range commands(t) {
+		for _, c := range cmds {
+			skipped := false
+			for _, n := range notHere {
+				if strings.HasPrefix(c, n.prefix) {
+					t.Logf("%s: not run here: %s: %s", file, c, n.why)
+					skipped = true
+					break
+				}
+			}
+			if skipped {
+				continue
+			}
+			cmd := exec.Command("sh", "-c", c)
+			cmd.Dir = ".."
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("%s: %s: %v\n%s", file, c, err, out)
+				continue
+			}
+			ran++
+			t.Logf("%s: ran %s", file, c)
+		}
+	}
+	if ran < 4 {
+		t.Errorf("ran %d commands: the README's and docs' sh blocks were not found", ran)
+	}
+}
