@@ -71,13 +71,7 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "logs in", work)
 		return 1
 	}
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintln(os.Stderr, "component logs kept in", work)
-	} else {
-		os.RemoveAll(work)
-	}
-	return code
+	return e2e.RunKeepingLogs(m, work)
 }
 
 func needCluster(t *testing.T) {

@@ -44,3 +44,16 @@ func FreePort() int {
 
 // FreeAddress is 127.0.0.1:FreePort().
 func FreeAddress() string { return fmt.Sprintf("127.0.0.1:%d", FreePort()) }
+
+// RunKeepingLogs runs the tests of m, then removes dir, where the
+// components wrote their logs, if they passed, and keeps it, saying where,
+// if they did not.
+func RunKeepingLogs(m interface{ Run() int }, dir string) int {
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintln(os.Stderr, "component logs kept in", dir)
+	} else {
+		os.RemoveAll(dir)
+	}
+	return code
+}

@@ -69,13 +69,7 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "starting the cluster:", err, "(logs in", work+")")
 		return 1
 	}
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintln(os.Stderr, "component logs kept in", work)
-	} else {
-		os.RemoveAll(work)
-	}
-	return code
+	return e2e.RunKeepingLogs(m, work)
 }
 
 func needCluster(t *testing.T) {
