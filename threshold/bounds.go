@@ -1,6 +1,10 @@
 package threshold
 
-import "math"
+import (
+	"math"
+
+	"github.com/artt-dev/artt/internal/stats"
+)
 
 // upperBound turns a non-negative signal into a value in [0, 1] by dividing it
 // by a moving upper bound, mean + z·sd of the values seen so far. The lower
@@ -20,7 +24,7 @@ import "math"
 // below it. warmUp polls (75 s at the default 15 s step) is longer than a
 // burst and shorter than the window.
 type upperBound struct {
-	stats  Welford
+	stats  stats.Welford
 	z      float64
 	warmUp int
 	// streak counts consecutive outliers on one side (+ above, − below).

@@ -3,6 +3,7 @@ package threshold
 import (
 	"errors"
 	"fmt"
+	"github.com/artt-dev/artt/internal/stats"
 	"math"
 )
 
@@ -51,7 +52,7 @@ type Tracker struct {
 	trend, vol upperBound
 	lastCost   float64
 	// costs is the history of per-request costs (relative normalisation).
-	costs Welford
+	costs stats.Welford
 	last  Result
 }
 

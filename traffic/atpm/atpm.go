@@ -31,7 +31,7 @@ package atpm
 import (
 	"math"
 
-	"github.com/artt-dev/artt/threshold"
+	"github.com/artt-dev/artt/internal/stats"
 	"github.com/artt-dev/artt/traffic"
 )
 
@@ -196,7 +196,7 @@ func (c *ComponentEstimator) alpha(recent []float64) float64 {
 	if len(recent) < 2 {
 		return c.cfg.AlphaMax
 	}
-	var w threshold.Welford
+	var w stats.Welford
 	for _, x := range recent {
 		w.Add(x)
 	}

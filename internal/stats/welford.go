@@ -1,4 +1,4 @@
-package threshold
+package stats
 
 import "math"
 
