@@ -58,8 +58,8 @@ type RANSACParams struct {
 //
 // The inlier cutoff is MADMultiplier · 1.4826 · the median absolute
 // residual: a robust scale of the noise around the trend, not of the demand.
-// The demand's own MAD grows with the slope (about 36 × slope over 40
-// samples) and would let bursts count as inliers on exactly the ramps where
+// The demand's own MAD grows with the slope (the package doc gives by how
+// much) and would let bursts count as inliers on exactly the ramps where
 // robustness matters, so it only seeds a first pass whose least-squares line
 // supplies the residuals; each further pass searches again under the
 // residual cutoff of the last, while that cutoff shrinks by more than 5% (at

@@ -118,8 +118,8 @@ func TestIterationsFor(t *testing.T) {
 
 // The inlier cutoff must measure the noise around the line, not the spread
 // of the demand itself: on a steep ramp the demand's MAD grows with the
-// slope (about 36 × slope over 40 samples), which would count bursts as
-// inliers exactly when robustness matters.
+// slope, which would count bursts as inliers exactly when robustness
+// matters.
 func TestRANSACCutoffComesFromResidualsNotTheRamp(t *testing.T) {
 	y := make([]float64, 40)
 	for i := range y {
