@@ -2,9 +2,11 @@ package promtest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,20 +56,10 @@ func (h *History) add(name, typ, labels string, at time.Time, v float64) {
 // order, as promtool's create-blocks-from openmetrics reads them.
 func (h *History) OpenMetrics() []byte {
 	var b strings.Builder
-	names := make([]string, 0, len(h.families))
-	for n := range h.families {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(h.families)) {
 		f := h.families[n]
 		fmt.Fprintf(&b, "# TYPE %s %s\n", strings.TrimSuffix(n, "_total"), f.typ)
-		keys := make([]string, 0, len(f.series))
-		for k := range f.series {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(f.series)) {
 			ss := f.series[k]
 			sort.Slice(ss, func(i, j int) bool { return ss[i].at.Before(ss[j].at) })
 			for _, s := range ss {

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -119,12 +120,7 @@ func (s *scenarioText) renderApplication() (autoscaled bool, cpuTarget float64) 
 	s.line(1, "entry: "+str(s.entry), "the component called from outside the namespace")
 	s.line(1, "components:", "")
 	demandComment := "estimated: " + s.est.add("demand", "Prometheus holds no per-request CPU, so every component's is assumed exponential")
-	names := make([]string, 0, len(s.comps))
-	for n := range s.comps {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(s.comps)) {
 		c := s.comps[n]
 		s.line(2, "- name: "+str(n), "")
 		s.line(3, "cpuPerRequest: "+ms(c.cpuPerRequest), fmt.Sprintf("at speed 1, fitted; what it costs per request on its nodes differs by %.1f%% once their speeds are taken out", 100*c.spread))
