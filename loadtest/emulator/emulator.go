@@ -109,7 +109,7 @@ type Options struct {
 // workload's arrival rate (see package workload).
 func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Options) (*Emulator, error) {
 	e := &Emulator{
-		sc: sc, run: run, rate: rate,
+		sc: sc, run: run, rate: rate, q: newEventQueue(),
 		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
 		byName:       make(map[string]*component),
 		timeout:      sc.Workload.Timeout.Seconds(),
@@ -380,7 +380,7 @@ func (e *Emulator) demand(c *component) float64 {
 func (e *Emulator) admit(rep *replica, r *request) {
 	e.advanceNode(rep.node)
 	r.finishV = rep.v + r.work
-	rep.inService.push(r)
+	rep.inService.Push(r)
 	e.retime(rep)
 }
 
@@ -388,14 +388,14 @@ func (e *Emulator) admit(rep *replica, r *request) {
 func (e *Emulator) complete(rep *replica) {
 	e.advanceNode(rep.node)
 	var done []*request
-	for rep.inService.Len() > 0 && rep.inService[0].finishV <= rep.v+1e-12 {
-		done = append(done, rep.inService.pop())
+	for rep.inService.Len() > 0 && (*rep.inService.Min()).finishV <= rep.v+1e-12 {
+		done = append(done, rep.inService.Pop())
 	}
 	for rep.comp.spec.Workers > 0 && len(rep.waiting) > 0 && rep.inService.Len() < rep.comp.spec.Workers {
 		w := rep.waiting[0]
 		rep.waiting = rep.waiting[1:]
 		w.finishV = rep.v + w.work
-		rep.inService.push(w)
+		rep.inService.Push(w)
 	}
 	e.retime(rep)
 	for _, r := range done {
@@ -500,7 +500,7 @@ func (e *Emulator) retime(rep *replica) {
 		x.rate, x.cores = rate, cores
 		x.version++
 		if k > 0 {
-			at := e.now + math.Max(0, x.inService[0].finishV-x.v)/rate
+			at := e.now + math.Max(0, (*x.inService.Min()).finishV-x.v)/rate
 			e.q.push(event{at: at, kind: evCompletion, rep: x, version: x.version})
 		}
 	}

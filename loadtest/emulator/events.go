@@ -1,5 +1,7 @@
 package emulator
 
+import "github.com/artt-dev/artt/internal/heap"
+
 // eventKind says what an event does when it fires.
 type eventKind uint8
 
@@ -29,55 +31,27 @@ type event struct {
 	idx     int
 }
 
-// eventQueue is a binary min-heap on (at, seq).
+// eventQueue is a min-heap on (at, seq); push numbers the events.
 type eventQueue struct {
-	items []event
-	seq   uint64
+	heap heap.Heap[event]
+	seq  uint64
 }
 
-func (q *eventQueue) less(i, j int) bool {
-	a, b := &q.items[i], &q.items[j]
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
+func newEventQueue() eventQueue {
+	return eventQueue{heap: heap.New(func(a, b *event) bool {
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		return a.seq < b.seq
+	})}
 }
 
 func (q *eventQueue) push(e event) {
 	q.seq++
 	e.seq = q.seq
-	q.items = append(q.items, e)
-	for i := len(q.items) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			break
-		}
-		q.items[i], q.items[p] = q.items[p], q.items[i]
-		i = p
-	}
+	q.heap.Push(e)
 }
 
-func (q *eventQueue) pop() event {
-	top := q.items[0]
-	last := len(q.items) - 1
-	q.items[0] = q.items[last]
-	q.items[last] = event{}
-	q.items = q.items[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(q.items) && q.less(l, m) {
-			m = l
-		}
-		if r < len(q.items) && q.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
-		i = m
-	}
-	return top
-}
+func (q *eventQueue) pop() event { return q.heap.Pop() }
 
-func (q *eventQueue) len() int { return len(q.items) }
+func (q *eventQueue) len() int { return q.heap.Len() }

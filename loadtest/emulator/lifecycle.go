@@ -21,7 +21,7 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 	p := &replica{
 		id: len(e.pods), name: fmt.Sprintf("%s-%d", c.spec.Name, c.next), comp: c, node: on,
 		state: starting, born: e.now, last: e.now, measureFrom: max(e.now, e.warmup),
-		proxy: sidecar{node: on},
+		proxy: sidecar{node: on}, inService: newRequestHeap(),
 	}
 	c.next++
 	e.placer.created(p)
@@ -103,7 +103,7 @@ func (e *Emulator) terminate(p *replica, crashed bool) {
 	}
 	var lost []*request
 	for p.inService.Len() > 0 {
-		lost = append(lost, p.inService.pop())
+		lost = append(lost, p.inService.Pop())
 	}
 	lost = append(lost, p.waiting...)
 	p.waiting = nil

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"github.com/artt-dev/artt/internal/heap"
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
@@ -126,19 +127,18 @@ type recommendation struct {
 // request is one call being served: the external request (parent nil) or
 // a call from an upstream request.
 type request struct {
-	root     *rootRequest
-	parent   *request
-	comp     *component
-	rep      *replica
-	from     *node         // caller's node, where the response goes
-	via      *envoyCluster // the caller sidecar's view it was sent through
-	finishV  float64
-	work     float64
-	arrived  float64
-	sentAt   float64 // when the caller's sidecar sent it
-	callIdx  int
-	failed   bool
-	heapSlot int
+	root    *rootRequest
+	parent  *request
+	comp    *component
+	rep     *replica
+	from    *node         // caller's node, where the response goes
+	via     *envoyCluster // the caller sidecar's view it was sent through
+	finishV float64
+	work    float64
+	arrived float64
+	sentAt  float64 // when the caller's sidecar sent it
+	callIdx int
+	failed  bool
 }
 
 // rootRequest is a client's request end to end.
@@ -150,44 +150,8 @@ type rootRequest struct {
 }
 
 // requestHeap is a min-heap of requests on finishV.
-type requestHeap []*request
+type requestHeap = heap.Heap[*request]
 
-func (h requestHeap) Len() int { return len(h) }
-
-func (h *requestHeap) push(r *request) {
-	*h = append(*h, r)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if s[i].finishV >= s[p].finishV {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *requestHeap) pop() *request {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s[last] = nil
-	s = s[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(s) && s[l].finishV < s[m].finishV {
-			m = l
-		}
-		if r < len(s) && s[r].finishV < s[m].finishV {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
+func newRequestHeap() requestHeap {
+	return heap.New(func(a, b **request) bool { return (*a).finishV < (*b).finishV })
 }

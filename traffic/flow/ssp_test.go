@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"github.com/artt-dev/artt/internal/heap"
 	"math"
 	"testing"
 )
@@ -27,6 +28,7 @@ func (g *Network) minCostFlowSSP(s, t int, amount float64) (float64, error) {
 		// Dense graphs (the bipartite link sets here are nearly complete)
 		// are faster with an O(V²) scan than with a heap.
 		dense: len(g.arcs) >= n*n/4,
+		queue: heap.New(closer),
 	}
 	remaining := amount
 	total := 0.0
@@ -62,7 +64,7 @@ type shortestPaths struct {
 	prevArc         []int
 	done            []bool
 	dense           bool
-	heap            distQueue
+	queue           heap.Heap[distItem]
 }
 
 // run computes distances from s until t is settled (or everything
@@ -87,7 +89,7 @@ func (sp *shortestPaths) run(g *Network, s, t int) {
 				sp.dist[a.to] = nd
 				sp.prevArc[a.to] = int(id)
 				if !sp.dense {
-					sp.heap.push(distItem{a.to, nd})
+					sp.queue.Push(distItem{a.to, nd})
 				}
 			}
 		}
@@ -110,10 +112,10 @@ func (sp *shortestPaths) run(g *Network, s, t int) {
 			relax(u)
 		}
 	}
-	sp.heap = sp.heap[:0]
-	sp.heap.push(distItem{s, 0})
-	for len(sp.heap) > 0 {
-		it := sp.heap.pop()
+	sp.queue.Reset()
+	sp.queue.Push(distItem{s, 0})
+	for sp.queue.Len() > 0 {
+		it := sp.queue.Pop()
 		if it.node == t {
 			return
 		}
@@ -128,53 +130,13 @@ type distItem struct {
 	dist float64
 }
 
-// distQueue is a binary min-heap on distance, typed so pushes do not
-// allocate; ties are broken by node number so the search order, and so the
-// result, is deterministic.
-type distQueue []distItem
-
-func (q distQueue) less(i, j int) bool {
-	if q[i].dist != q[j].dist {
-		return q[i].dist < q[j].dist
+// closer orders the search by distance; ties go by node number so the
+// search order, and so the result, is deterministic.
+func closer(a, b *distItem) bool {
+	if a.dist != b.dist {
+		return a.dist < b.dist
 	}
-	return q[i].node < q[j].node
-}
-
-func (q *distQueue) push(it distItem) {
-	*q = append(*q, it)
-	h := *q
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (q *distQueue) pop() distItem {
-	h := *q
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h.less(l, m) {
-			m = l
-		}
-		if r < len(h) && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	*q = h
-	return top
+	return a.node < b.node
 }
 
 // The oracle itself is checked on the hand-worked instance before it
