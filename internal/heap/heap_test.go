@@ -47,3 +47,19 @@ func TestPopsInOrder(t *testing.T) {
 		t.Fatalf("%d elements came out of 5000", len(popped))
 	}
 }
+
+func TestResetEmptiesAndKeepsWorking(t *testing.T) {
+	h := New(func(a, b *int) bool { return *a < *b })
+	for _, x := range []int{5, 3, 9} {
+		h.Push(x)
+	}
+	h.Reset()
+	if h.Len() != 0 {
+		t.Fatalf("Len after Reset = %d", h.Len())
+	}
+	h.Push(7)
+	h.Push(2)
+	if got := h.Pop(); got != 2 {
+		t.Errorf("Pop after Reset = %d, want 2", got)
+	}
+}
