@@ -1,6 +1,8 @@
 package scaler
 
 import (
+	"errors"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -42,5 +44,30 @@ func TestDocsDocumentEveryMetadataKey(t *testing.T) {
 		if !slices.Contains(read, k) && !slices.Contains(keysKEDAOwns, k) {
 			t.Errorf("docs/scaler.md's table documents %q, which the parser does not read", k)
 		}
+	}
+}
+
+// readKeys are the keys ParseMetadata reads from empty metadata: every key
+// a trigger may set besides KEDA's own.
+func readKeys() []string {
+	p := &parser{md: map[string]string{}, read: map[string]bool{}}
+	p.spec("default", "web", "http://prometheus:9090")
+	return slices.Sorted(maps.Keys(p.read))
+}
+
+// A key the parser does not read is refused first, by name; a query key is
+// read even when a bad workload keeps the queries from being rendered.
+func TestUnknownKeysAreTheOnesNotRead(t *testing.T) {
+	_, err := ParseMetadata("shop", "web", map[string]string{"workload": "web", "minThresold": "50"}, "http://prometheus:9090")
+	var me *MetadataError
+	if !errors.As(err, &me) || me.Key != "minThresold" || !strings.Contains(me.Reason, "unknown key") {
+		t.Errorf("a misspelt key: %v, want it refused first as unknown", err)
+	}
+	_, err = ParseMetadata("shop", "web", map[string]string{"workload": "Bad_Name", "cpuUsageQuery": "sum(x)"}, "http://prometheus:9090")
+	if err == nil || !strings.Contains(err.Error(), `"workload"`) {
+		t.Errorf("a bad workload: %v, want it named", err)
+	}
+	if err != nil && strings.Contains(err.Error(), `"cpuUsageQuery" = "sum(x)": unknown key`) {
+		t.Errorf("cpuUsageQuery called unknown because the workload was bad: %v", err)
 	}
 }

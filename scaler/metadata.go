@@ -168,15 +168,7 @@ func (p *parser) spec(namespace, name, defaultPrometheus string) Spec {
 	s.Threshold = cfg
 	p.checkThreshold(cfg)
 	validWorkload := p.checkSpec(s)
-	// The queries interpolate the namespace, the workload and the rate
-	// window: they are rendered only from values that passed their checks.
-	if validWorkload && validWindow && dnsLabel.MatchString(namespace) {
-		p.renderQueries(&s, rateWindow)
-	} else {
-		for _, q := range queryFields(&s) {
-			p.str(q.key, "") // read, though not rendered
-		}
-	}
+	p.renderQueries(&s, rateWindow, validWorkload && validWindow && dnsLabel.MatchString(namespace))
 	return s
 }
 
@@ -189,14 +181,6 @@ func (p *parser) unread() []error {
 		}
 	}
 	return errs
-}
-
-// readKeys are the keys ParseMetadata reads: every key a trigger may set
-// besides KEDA's own.
-func readKeys() []string {
-	p := &parser{md: map[string]string{}, read: map[string]bool{}}
-	p.spec("default", "web", "http://prometheus:9090")
-	return slices.Sorted(maps.Keys(p.read))
 }
 
 // checkSpec checks the values read into s that no single key's parser can:
@@ -225,9 +209,10 @@ func (p *parser) checkSpec(s Spec) (validWorkload bool) {
 	return validWorkload
 }
 
-// renderQueries renders the four queries, each the metadata's template or
-// the default, into s.
-func (p *parser) renderQueries(s *Spec, rateWindow string) {
+// renderQueries reads the query templates and, when safe (the namespace,
+// the workload and the rate window they interpolate passed their checks),
+// renders them into s.
+func (p *parser) renderQueries(s *Spec, rateWindow string, safe bool) {
 	vars := queryVars{
 		Namespace:    s.Namespace,
 		Workload:     s.Workload,
@@ -235,28 +220,25 @@ func (p *parser) renderQueries(s *Spec, rateWindow string) {
 		RateWindow:   rateWindow,
 		RateFunction: s.RateFunction,
 	}
-	for _, q := range queryFields(s) {
-		text, err := render(q.key, p.str(q.key, q.def), vars)
+	for _, q := range []struct {
+		key, def string
+		dst      *string
+	}{
+		{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
+		{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
+		{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
+		{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
+	} {
+		tmpl := p.str(q.key, q.def)
+		if !safe {
+			continue
+		}
+		text, err := render(q.key, tmpl, vars)
 		if err != nil {
 			p.errs = append(p.errs, err)
 			continue
 		}
 		*q.dst = text
-	}
-}
-
-// queryField is a query's key, its default and where it goes in a Spec.
-type queryField struct {
-	key, def string
-	dst      *string
-}
-
-func queryFields(s *Spec) []queryField {
-	return []queryField{
-		{"cpuUsageQuery", DefaultCPUUsageQuery, &s.CPUUsageQuery},
-		{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
-		{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
-		{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
 	}
 }
 

@@ -209,7 +209,7 @@ func startCluster(ctx context.Context) (func(), error) {
 }
 
 // startNodesAndScheduler runs kwok, the kubelet of every node annotated
-// e2e.KwokNode, and artt-scheduler with deploy/scheduler's configuration,
+// e2e.KwokAnnotation, and artt-scheduler with deploy/scheduler's configuration,
 // which binds the application's pods.
 func startNodesAndScheduler(ctx context.Context) (func(), error) {
 	kwok, err := e2e.StartKwok(ctx, work, assets, kubeconfig)

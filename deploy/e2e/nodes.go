@@ -11,23 +11,20 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// KwokNode is the annotation of the nodes kwok manages (its
-// --manage-nodes-with-annotation-selector).
-const KwokNode = "kwok.x-k8s.io/node=fake"
+// The annotation of the nodes kwok manages.
+const kwokKey, kwokValue = "kwok.x-k8s.io/node", "fake"
 
-// KwokAnnotation is KwokNode as a node's annotations.
-func KwokAnnotation() map[string]string {
-	return map[string]string{"kwok.x-k8s.io/node": "fake"}
-}
+// KwokAnnotation is the annotations of a node for kwok to run.
+func KwokAnnotation() map[string]string { return map[string]string{kwokKey: kwokValue} }
 
 // StartKwok runs kwok (from assets, as hack/build-e2e-binaries.sh leaves it,
 // with kwokctl's default stages) against the cluster of kubeconfig, as the
-// kubelet of every node annotated KwokNode: Ready heartbeats, pods Running
+// kubelet of every node with KwokAnnotation: Ready heartbeats, pods Running
 // and Ready, deleted pods removed. Its log is dir/kwok.log.
 func StartKwok(ctx context.Context, dir, assets, kubeconfig string) (func(), error) {
 	return StartProcess(ctx, dir, "kwok", filepath.Join(assets, "kwok"), nil,
 		"--config="+filepath.Join(assets, "kwok-stages.yaml"), "--kubeconfig="+kubeconfig,
-		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector="+KwokNode,
+		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector="+kwokKey+"="+kwokValue,
 		"--server-address="+FreeAddress(), "--cidr=10.0.0.1/16", "--node-ip=10.1.0.1")
 }
 
