@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// StartProcess runs a component with its output in dir/<name>.log and
+// StartProcess runs a component with its output appended to dir/<name>.log and
 // returns a function that stops it (an interrupt, then up to 5 s).
 func StartProcess(ctx context.Context, dir, name, path string, env []string, args ...string) (func(), error) {
-	log, err := os.Create(filepath.Join(dir, name+".log"))
+	log, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return func() {}, err
 	}

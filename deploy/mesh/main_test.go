@@ -3,7 +3,6 @@ package mesh_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -130,11 +129,14 @@ func startCluster(ctx context.Context, istiod string) (func(), error) {
 			return stopAll, err
 		}
 	}
-	stopIstiod, err := startIstiod(ctx, istiod, kubeconfig)
-	stops = append(stops, stopIstiod)
+	d, err := e2e.StartIstiod(ctx, istiod, work, kubeconfig)
+	if d != nil {
+		stops = append(stops, d.Stop)
+	}
 	if err != nil {
 		return stopAll, err
 	}
+	xdsAddr = d.XDSAddr
 	exporter = promtest.NewExporter(appSeries(nil))
 	promDir := filepath.Join(work, "prometheus")
 	if err := os.Mkdir(promDir, 0o755); err != nil {
@@ -147,40 +149,4 @@ func startCluster(ctx context.Context, istiod string) (func(), error) {
 	}
 	stops = append(stops, stopProm)
 	return stopAll, nil
-}
-
-// startIstiod runs pilot-discovery against the apiserver on loopback ports
-// and waits for /ready. The environment is what istiod needs outside a
-// cluster: who it is, no webhooks to patch, no leader election.
-func startIstiod(ctx context.Context, dir, kubeconfig string) (func(), error) {
-	mesh := filepath.Join(work, "mesh.yaml")
-	if err := os.WriteFile(mesh, []byte("rootNamespace: istio-system\ntrustDomain: cluster.local\n"), 0o644); err != nil {
-		return func() {}, err
-	}
-	httpAddr := e2e.FreeAddress()
-	xdsAddr = e2e.FreeAddress()
-	stop, err := e2e.StartProcess(ctx, work, "istiod", filepath.Join(dir, "pilot-discovery"),
-		[]string{"POD_NAMESPACE=istio-system", "POD_NAME=istiod", "REVISION=default",
-			"INJECTION_WEBHOOK_CONFIG_NAME=", "VALIDATION_WEBHOOK_CONFIG_NAME=", "PILOT_ENABLE_ANALYSIS=false",
-			"ENABLE_LEADER_ELECTION=false", "PILOT_ENABLE_GATEWAY_API=false", "CLUSTER_ID=Kubernetes", "ISTIOD_CUSTOM_HOST=localhost"},
-		"discovery", "--kubeconfig="+kubeconfig, "--meshConfig="+mesh, "--networksConfig=/nonexistent",
-		"--httpAddr="+httpAddr, "--grpcAddr="+xdsAddr, "--secureGRPCAddr="+e2e.FreeAddress(),
-		"--httpsAddr="+e2e.FreeAddress(), "--monitoringAddr="+e2e.FreeAddress(), "--domain=cluster.local")
-	if err != nil {
-		return stop, err
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + httpAddr + "/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return stop, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return stop, fmt.Errorf("istiod not ready within 60s (log %s)", filepath.Join(work, "istiod.log"))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }

@@ -121,9 +121,7 @@ func TestRateWindowMeans(t *testing.T) {
 // Balance is per component: pods of different components differ by
 // design, so only a component's own replicas are compared.
 func TestBalanceIsPerComponent(t *testing.T) {
-	comps := []*component{{}, {}, {}}
-	comps[0].spec.Name, comps[1].spec.Name, comps[2].spec.Name = "a", "b", "c"
-	per, gap, ratio := balance(comps, [][]float64{{0.4, 0.5, 0.6}, {0.9}, nil})
+	per, gap, ratio := balance([]string{"a", "b", "c"}, [][]float64{{0.4, 0.5, 0.6}, {0.9}, nil})
 	if len(per) != 2 || per[0].Component != "a" || math.Abs(per[0].Gap-0.2) > 1e-12 || math.Abs(per[0].Ratio-1.2) > 1e-12 ||
 		per[1].Gap != 0 || per[1].Ratio != 1 {
 		t.Errorf("per component %+v, want a: 0.2 and 1.2, b: 0 and 1, c left out", per)

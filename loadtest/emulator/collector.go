@@ -229,7 +229,7 @@ func (c *collector) sampled() {
 	}
 	if len(c.windowLat) > 0 {
 		slices.Sort(c.windowLat)
-		pt.P99Ms = quantile(c.windowLat, 0.99)
+		pt.P99Ms = Quantile(c.windowLat, 0.99)
 	}
 	for _, comp := range e.comps {
 		pt.Replicas[comp.spec.Name] = len(comp.ready)
@@ -244,8 +244,8 @@ func (c *collector) sampled() {
 	c.windowLat, c.windowStarted, c.windowTimeouts = c.windowLat[:0], 0, 0
 }
 
-// quantile of sorted xs by the nearest-rank method.
-func quantile(sorted []float64, q float64) float64 {
+// Quantile of sorted xs by the nearest-rank method (NaN when empty).
+func Quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
@@ -268,20 +268,7 @@ func (c *collector) finish() *Result {
 	if c.networkCount > 0 {
 		r.NetworkMs = 1000 * c.networkSum / float64(c.networkCount)
 	}
-	slices.Sort(r.LatenciesMs)
-	if n := len(r.LatenciesMs); n > 0 {
-		sum := 0.0
-		for _, v := range r.LatenciesMs {
-			sum += v
-		}
-		r.MeanMs = sum / float64(n)
-		r.P50Ms = quantile(r.LatenciesMs, 0.5)
-		r.P90Ms = quantile(r.LatenciesMs, 0.9)
-		r.P99Ms = quantile(r.LatenciesMs, 0.99)
-		r.P999Ms = quantile(r.LatenciesMs, 0.999)
-	} else {
-		r.MeanMs, r.P50Ms, r.P90Ms, r.P99Ms, r.P999Ms = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	}
+	r.SummarizeLatencies()
 	if r.Requests > 0 {
 		r.SuccessRate = float64(r.Succeeded) / float64(r.Requests)
 	}
@@ -289,10 +276,6 @@ func (c *collector) finish() *Result {
 	for _, n := range e.nodes {
 		e.advanceNode(n)
 	}
-	r.UtilMin, r.UtilMax = math.Inf(1), math.Inf(-1)
-	var utilSum float64
-	var counted int
-	perComponent := make([][]float64, len(e.comps))
 	for _, p := range e.pods {
 		from := math.Max(p.born, e.warmup)
 		to := end
@@ -306,27 +289,66 @@ func (c *collector) finish() *Result {
 		r.ReplicaSeconds += life
 		util := (p.cpuSeconds - c.cpuAtWarmup[p.id]) / (p.comp.spec.CPULimit * life)
 		r.Pods = append(r.Pods, PodResult{Name: p.name, Component: p.comp.spec.Name, Node: p.node.name, Seconds: life, Utilization: util})
-		if life >= e.sc.Control.SampleInterval.Seconds() {
-			utilSum += util
-			counted++
-			r.UtilMin = math.Min(r.UtilMin, util)
-			r.UtilMax = math.Max(r.UtilMax, util)
-			perComponent[p.comp.idx] = append(perComponent[p.comp.idx], util)
+	}
+	names := make([]string, len(e.comps))
+	for i, comp := range e.comps {
+		names[i] = comp.spec.Name
+	}
+	r.SummarizePods(names, e.sc.Control.SampleInterval.Seconds())
+	return r
+}
+
+// SummarizeLatencies sorts LatenciesMs and sets the mean and the
+// quantiles from them (NaN when no request succeeded).
+func (r *Result) SummarizeLatencies() {
+	slices.Sort(r.LatenciesMs)
+	n := len(r.LatenciesMs)
+	if n == 0 {
+		r.MeanMs, r.P50Ms, r.P90Ms, r.P99Ms, r.P999Ms = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		return
+	}
+	sum := 0.0
+	for _, v := range r.LatenciesMs {
+		sum += v
+	}
+	r.MeanMs = sum / float64(n)
+	r.P50Ms = Quantile(r.LatenciesMs, 0.5)
+	r.P90Ms = Quantile(r.LatenciesMs, 0.9)
+	r.P99Ms = Quantile(r.LatenciesMs, 0.99)
+	r.P999Ms = Quantile(r.LatenciesMs, 0.999)
+}
+
+// SummarizePods sets the utilisation figures from Pods: the mean, max and
+// min over pods that lived at least minLife seconds, and the balance of
+// each of components (in that order) and the worst of them.
+func (r *Result) SummarizePods(components []string, minLife float64) {
+	r.UtilMin, r.UtilMax = math.Inf(1), math.Inf(-1)
+	var utilSum float64
+	var counted int
+	perComponent := make([][]float64, len(components))
+	for _, p := range r.Pods {
+		i := slices.Index(components, p.Component)
+		if p.Seconds < minLife || i < 0 {
+			continue
 		}
+		utilSum += p.Utilization
+		counted++
+		r.UtilMin = math.Min(r.UtilMin, p.Utilization)
+		r.UtilMax = math.Max(r.UtilMax, p.Utilization)
+		perComponent[i] = append(perComponent[i], p.Utilization)
 	}
 	if counted > 0 {
 		r.UtilMean = utilSum / float64(counted)
 	} else {
 		r.UtilMin, r.UtilMax = math.NaN(), math.NaN()
 	}
-	r.Components, r.UtilGap, r.UtilRatio = balance(e.comps, perComponent)
-	return r
+	r.Components, r.UtilGap, r.UtilRatio = balance(components, perComponent)
 }
 
 // balance is each component's max − min and max ÷ mean of its pods'
 // utilisations, and the worst of each over the components (NaN when no
 // pod was measured).
-func balance(comps []*component, utils [][]float64) (per []ComponentBalance, worstGap, worstRatio float64) {
+func balance(comps []string, utils [][]float64) (per []ComponentBalance, worstGap, worstRatio float64) {
 	worstGap, worstRatio = math.NaN(), math.NaN()
 	for i, us := range utils {
 		if len(us) == 0 {
@@ -336,7 +358,7 @@ func balance(comps []*component, utils [][]float64) (per []ComponentBalance, wor
 		for _, u := range us {
 			lo, hi, sum = math.Min(lo, u), math.Max(hi, u), sum+u
 		}
-		b := ComponentBalance{Component: comps[i].spec.Name, Gap: hi - lo, Ratio: 1}
+		b := ComponentBalance{Component: comps[i], Gap: hi - lo, Ratio: 1}
 		if mean := sum / float64(len(us)); mean > 0 {
 			b.Ratio = hi / mean
 		}

@@ -128,7 +128,7 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		e.localityNode[localityOf(e.nodes[i])] = i
 	}
 	e.ingress = newIngress(e.nodes, sc.Cluster.Ingress, idx)
-	e.delayMs = delayMatrix(sc, idx)
+	e.delayMs = sc.Cluster.DelayMatrix()
 	for i, c := range sc.Application.Components {
 		if run.Floor && c.Autoscale {
 			c.Replicas = c.MaxReplicas // capacity beyond demand throughout
@@ -169,39 +169,6 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		}
 	}
 	return e, nil
-}
-
-// delayMatrix builds the one-way delays in milliseconds.
-func delayMatrix(sc *scenario.Scenario, idx map[string]int) [][]float64 {
-	n := len(sc.Cluster.Nodes)
-	d := sc.Cluster.Delays
-	m := make([][]float64, n)
-	for i := range m {
-		m[i] = make([]float64, n)
-		for j := range m[i] {
-			if i == j {
-				m[i][j] = *d.LocalMs
-			} else {
-				m[i][j] = d.DefaultMs * d.Scale
-			}
-		}
-	}
-	for _, rack := range d.Racks {
-		for _, a := range rack {
-			for _, b := range rack {
-				if a != b {
-					m[idx[a]][idx[b]] = d.RackMs * d.Scale
-				}
-			}
-		}
-	}
-	for _, l := range d.Links {
-		m[idx[l.From]][idx[l.To]] = l.Ms * d.Scale
-		if l.Symmetric {
-			m[idx[l.To]][idx[l.From]] = l.Ms * d.Scale
-		}
-	}
-	return m
 }
 
 // hop returns one network traversal's delay in seconds, with jitter.
@@ -354,26 +321,12 @@ func (e *Emulator) deliver(r *request) {
 	}
 	rep.arrivals++
 	r.arrived = e.now
-	r.work = e.demand(r.comp)
+	r.work = r.comp.spec.DrawCPU(e.rng)
 	if rep.comp.spec.Workers > 0 && rep.inService.Len() >= rep.comp.spec.Workers {
 		rep.waiting = append(rep.waiting, r)
 		return
 	}
 	e.admit(rep, r)
-}
-
-// demand draws a request's CPU time on a speed-1 node.
-func (e *Emulator) demand(c *component) float64 {
-	mean := c.spec.CPUPerRequest.Seconds()
-	switch c.spec.Demand {
-	case "constant":
-		return mean
-	case "lognormal":
-		s2 := math.Log1p(c.spec.DemandCV * c.spec.DemandCV)
-		return math.Exp(math.Log(mean) - s2/2 + math.Sqrt(s2)*e.rng.NormFloat64())
-	default:
-		return mean * e.rng.ExpFloat64()
-	}
 }
 
 // admit puts a request in service.

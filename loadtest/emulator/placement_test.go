@@ -108,8 +108,7 @@ func TestDelayMatrixRacksDefaultAndLinks(t *testing.T) {
 		Racks: [][]string{{"n1", "n2"}, {"n3", "n4"}},
 		Links: []scenario.Link{{From: "n3", To: "n4", Ms: 3}},
 	}
-	idx := map[string]int{"n1": 0, "n2": 1, "n3": 2, "n4": 3}
-	m := delayMatrix(sc, idx)
+	m := sc.Cluster.DelayMatrix()
 	for _, c := range []struct {
 		from, to int
 		want     float64
