@@ -6,7 +6,7 @@ BIN       ?= bin
 PROTOC    ?= protoc
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build demo results e2e test-mesh images test test-modules test-chart test-unit test-keda test-scheduler test-images vet fmt-check bench bench-scaler bench-fleet fuzz soak proto clean
+.PHONY: all build demo results e2e test-mesh test-live live images test test-modules test-chart test-unit test-keda test-scheduler test-images vet fmt-check bench bench-scaler bench-fleet fuzz soak proto clean
 
 all: build
 
@@ -31,6 +31,7 @@ e2e:
 	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)" \
 	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 20m ./deploy/e2e
 	$(MAKE) test-mesh
+	$(MAKE) test-live
 
 ## test-mesh: what a sidecar receives from a real istiod for artt-traffic's rules (nested module deploy/mesh;
 ## istiod built from the Go module proxy by hack/build-istiod.sh and cached by version: about 13 minutes cold)
@@ -39,6 +40,26 @@ test-mesh:
 	KUBEBUILDER_ASSETS="$$(../../hack/build-test-binaries.sh | tail -n 1)" \
 	ARTT_ISTIOD="$$(../../hack/build-istiod.sh | tail -n 1)" \
 	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 10m ./...
+
+## live-env: the components the live loop runs, built and cached (as make e2e builds them), as environment
+LIVE_ENV = KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
+	ARTT_ISTIOD="$$(hack/build-istiod.sh | tail -n 1)" \
+	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)"
+
+## test-live: the live loop's short check (nested module loadtest/live, about four minutes): real istiod, gRPC's
+## xDS balancers and backends under cgroup CPU quotas in a network namespace of its own; needs root
+test-live:
+	cd loadtest/live && $(GO) vet ./...
+	hack/install-components.sh
+	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test -count=1 -v -timeout 20m ./...'
+
+## live: the live-demo and live-lata-chain scenarios on real parts, each beside the lab's prediction (reports in
+## out/live; about forty minutes); needs root
+LIVE_SCENARIOS ?= live-demo live-lata-chain
+live:
+	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
+	hack/install-components.sh
+	for s in $(LIVE_SCENARIOS); do $(LIVE_ENV) $(BIN)/artt-live run --out out/live $$s || exit 1; done
 
 ## images: OCI layouts and tarballs of artt-scaler and artt-traffic in out/images, no Docker engine needed
 VERSION ?= v0.1.0

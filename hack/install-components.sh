@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the real components ARTT's tests run: Debian's Prometheus (started
-# by the tests on loopback, never as a service). Safe to run repeatedly.
+# by the tests on loopback, never as a service), and iproute2, whose `ip`
+# the live loop uses inside its own network namespace. Safe to run
+# repeatedly.
 set -euo pipefail
 
 need=()
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   as_root=()

@@ -1,0 +1,121 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/artt-dev/artt/loadtest/live/backend"
+	"github.com/artt-dev/artt/loadtest/live/loadgen"
+)
+
+// Rows are a DestinationRule's distribute entries: from locality → to
+// locality → weight (percent).
+type Rows map[string]map[string]uint32
+
+// Rule reads the rows artt-traffic wrote for a component (nil when it
+// wrote none, or left the component to the balancer).
+func (a *Active) Rule(ctx context.Context, component string) (Rows, error) {
+	dr, err := a.H.Cluster.Istio.NetworkingV1().DestinationRules(a.Namespace).Get(ctx, backend.ObjectName(component), metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	lb := dr.Spec.GetTrafficPolicy().GetLoadBalancer().GetLocalityLbSetting()
+	if lb == nil || (lb.GetEnabled() != nil && !lb.GetEnabled().GetValue()) {
+		return nil, nil
+	}
+	rows := Rows{}
+	for _, d := range lb.GetDistribute() {
+		rows[d.GetFrom()] = d.GetTo()
+	}
+	return rows, nil
+}
+
+// Locality is the Istio locality of a scenario node.
+func Locality(node string) string { return locality(node) }
+
+// Received is, for each pod of a component still running, the requests it
+// has received so far by the caller's node, read from the pod's own
+// counter.
+func (a *Active) Received(ctx context.Context, component string) (map[string]map[string]float64, error) {
+	out := map[string]map[string]float64{}
+	for _, pod := range a.H.Plan.Pods {
+		if pod.Component != component || !a.H.kubelet.running(a.Namespace, pod.Name) {
+			continue
+		}
+		got, err := scrapeReceived(ctx, fmt.Sprintf("http://%s:%d/metrics", podIP(a.index, pod.Index), backend.MetricsPort))
+		if err != nil {
+			return nil, fmt.Errorf("pod %s: %w", pod.Name, err)
+		}
+		out[pod.Name] = got
+	}
+	return out, nil
+}
+
+func scrapeReceived(ctx context.Context, url string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, m := range families["artt_live_requests_received_total"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "source_node" {
+				out[l.GetValue()] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out, nil
+}
+
+// PodNode is the node a pod of the plan runs on.
+func (a *Active) PodNode(pod string) string {
+	for _, p := range a.H.Plan.Pods {
+		if p.Name == pod {
+			return p.Node
+		}
+	}
+	return ""
+}
+
+// DeletePod deletes a pod's object, as a user or a scale-down does, and
+// keeps its process serving for grace, as the kubelet does while a
+// deleted pod terminates; then stops it.
+func (a *Active) DeletePod(ctx context.Context, pod string, grace time.Duration) error {
+	return a.H.kubelet.deletePod(ctx, a.Namespace, pod, grace)
+}
+
+// SetNodeCores changes a node's CPU quota: a node degrading, or
+// recovering.
+func (a *Active) SetNodeCores(node string, cores float64) error {
+	return a.H.cgroups.SetNodeCores(node, cores)
+}
+
+// RestartIstiod stops istiod and starts it again on the same addresses.
+func (a *Active) RestartIstiod(ctx context.Context) error {
+	a.H.Cluster.Istiod.Stop()
+	return a.H.Cluster.Istiod.Start(ctx)
+}
+
+// Counts are the load generator's counts so far.
+func (a *Active) Counts() loadgen.Counts {
+	if c := a.counts.Load(); c != nil {
+		return *c
+	}
+	return loadgen.Counts{}
+}

@@ -1,0 +1,217 @@
+package backend
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/orca"
+	"google.golang.org/grpc/status"
+
+	"github.com/artt-dev/artt/loadtest/scenario"
+)
+
+// Config is one pod.
+type Config struct {
+	Scenario  *scenario.Scenario
+	Component string // the scenario's component name
+	Node      string // the scenario's node name
+	Namespace string
+	Pod       string
+	IP        string
+	// Port and MetricsPort default to the package's Port and MetricsPort.
+	Port, MetricsPort int
+	// CPUAcct is the pod cgroup's cpuacct.usage file.
+	CPUAcct string
+	// Limit is the pod's CPU limit in cores, for the utilisation ORCA
+	// reports.
+	Limit float64
+	Seed  uint64
+	// Callees dials a callee component (see Dialer).
+	Callees Dialer
+}
+
+// Server is a running backend.
+type Server struct {
+	cfg     Config
+	comp    scenario.Component
+	speed   float64
+	delayMs map[string]float64 // one-way, from each node to this one (and back)
+	jitter  float64
+	conns   []callee
+	metrics *Metrics
+	orca    orca.ServerMetricsRecorder
+
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+type callee struct {
+	workload string
+	conn     *grpc.ClientConn
+}
+
+// New checks cfg against its scenario and dials the callees.
+func New(cfg Config) (*Server, error) {
+	if err := CheckClock(); err != nil {
+		return nil, err
+	}
+	sc := cfg.Scenario
+	s := &Server{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)), delayMs: map[string]float64{},
+		jitter: sc.Cluster.Delays.JitterMs, orca: orca.NewServerMetricsRecorder()}
+	found := false
+	for _, c := range sc.Application.Components {
+		if c.Name == cfg.Component {
+			s.comp, found = c, true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("component %q is not in scenario %s", cfg.Component, sc.Name)
+	}
+	self := -1
+	for i, n := range sc.Cluster.Nodes {
+		if n.Name == cfg.Node {
+			self, s.speed = i, n.Speed
+		}
+	}
+	if self < 0 {
+		return nil, fmt.Errorf("node %q is not in scenario %s", cfg.Node, sc.Name)
+	}
+	m := sc.Cluster.DelayMatrix()
+	for i, n := range sc.Cluster.Nodes {
+		s.delayMs[n.Name] = m[i][self]
+	}
+	s.metrics = NewMetrics(cfg.Namespace, cfg.Pod, ObjectName(cfg.Component), cfg.CPUAcct)
+	for _, name := range s.comp.Calls {
+		conn, err := cfg.Callees.Dial(name)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("dial %s: %w", name, err)
+		}
+		s.conns = append(s.conns, callee{workload: ObjectName(name), conn: conn})
+	}
+	return s, nil
+}
+
+// Close closes the callees' connections.
+func (s *Server) Close() {
+	for _, c := range s.conns {
+		c.conn.Close()
+	}
+}
+
+// Serve answers on the pod's address until ctx ends: gRPC on Port (with
+// ORCA's per-call load reports, for weighted round robin), /metrics on
+// MetricsPort.
+func (s *Server) Serve(ctx context.Context, log *slog.Logger) error {
+	lis, err := net.Listen("tcp", net.JoinHostPort(s.cfg.IP, fmt.Sprint(cmp.Or(s.cfg.Port, Port))))
+	if err != nil {
+		return err
+	}
+	mlis, err := net.Listen("tcp", net.JoinHostPort(s.cfg.IP, fmt.Sprint(cmp.Or(s.cfg.MetricsPort, MetricsPort))))
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	gs := grpc.NewServer(orca.CallMetricsServerOption(s.orca))
+	gs.RegisterService(&serviceDesc, s)
+	hs := &http.Server{Handler: promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	go s.reportLoad(ctx)
+	errs := make(chan error, 2)
+	go func() { errs <- gs.Serve(lis) }()
+	go func() { errs <- hs.Serve(mlis) }()
+	log.Info("serving", "pod", s.cfg.Pod, "address", lis.Addr().String())
+	select {
+	case <-ctx.Done():
+	case err = <-errs:
+	}
+	gs.Stop()
+	_ = hs.Close()
+	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
+		err = nil
+	}
+	return err
+}
+
+// serve is one request.
+func (s *Server) serve(ctx context.Context) error {
+	start := time.Now()
+	md, _ := metadata.FromIncomingContext(ctx)
+	from, fromWorkload := first(md, CallerNodeKey), first(md, CallerWorkloadKey)
+	s.sleepHop(from)
+	s.mu.Lock()
+	work := s.comp.DrawCPU(s.rng) / s.speed
+	s.mu.Unlock()
+	Burn(time.Duration(work * float64(time.Second)))
+	out := metadata.AppendToOutgoingContext(ctx, CallerNodeKey, s.cfg.Node, CallerWorkloadKey, ObjectName(s.cfg.Component))
+	var err error
+	for _, c := range s.conns {
+		err = Call(out, c.conn)
+		s.metrics.Sent(c.workload, status.Code(err))
+		if err != nil {
+			break
+		}
+	}
+	s.sleepHop(from)
+	s.metrics.Served(fromWorkload, from, status.Code(err), float64(time.Since(start).Microseconds())/1000)
+	return err
+}
+
+// sleepHop waits one network traversal between this pod's node and from,
+// with the scenario's jitter between distinct nodes.
+func (s *Server) sleepHop(from string) {
+	ms, ok := s.delayMs[from]
+	if !ok {
+		return
+	}
+	if from != s.cfg.Node && s.jitter > 0 {
+		s.mu.Lock()
+		ms = math.Max(0, ms+s.jitter*s.rng.NormFloat64())
+		s.mu.Unlock()
+	}
+	time.Sleep(time.Duration(ms * float64(time.Millisecond)))
+}
+
+// reportLoad updates, every second, what ORCA reports with each answer:
+// the pod's CPU utilisation of its limit and its rate of requests.
+func (s *Server) reportLoad(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	lastCPU, _ := ReadCPUAcct(s.cfg.CPUAcct)
+	lastAt := time.Now()
+	var lastServed float64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		cpu, err := ReadCPUAcct(s.cfg.CPUAcct)
+		if err != nil {
+			continue
+		}
+		served := s.metrics.served()
+		dt := time.Since(lastAt).Seconds()
+		s.orca.SetCPUUtilization((cpu - lastCPU) / dt / s.cfg.Limit)
+		s.orca.SetQPS((served - lastServed) / dt)
+		lastCPU, lastServed, lastAt = cpu, served, time.Now()
+	}
+}
+
+func first(md metadata.MD, key string) string {
+	if v := md.Get(key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}

@@ -1,0 +1,247 @@
+package live_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/artt-dev/artt/loadtest/live"
+)
+
+// The live loop's short check, on testdata/check.yaml under ARTT's
+// routing: each caller node's share of the backend's requests follows
+// ARTT's row within 5 points; no request is lost across an istiod
+// restart; a deleted pod's share goes to zero (and how long it takes is
+// logged); a node whose quota is cut loses traffic at ARTT's next
+// measurements.
+func TestLiveCheck(t *testing.T) {
+	needLive(t)
+	plan, err := live.NewPlan("testdata/check.yaml", live.DefaultMaxCores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	h, err := live.Start(ctx, plan, live.Options{Dir: dir, Assets: live.AssetsFromEnv(), Progress: live.NewProgress(os.Stderr, 15*time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := h.Close(); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			keepLogs(t, dir)
+		}
+	}()
+	m, err := h.Run(ctx, 0, func(ctx context.Context, a *live.Active) error {
+		rows, err := firstRows(ctx, a, 90*time.Second)
+		if err != nil {
+			return err
+		}
+		t.Run("shares follow the rows", func(t *testing.T) { checkShares(ctx, t, a) })
+		t.Run("no request lost across an istiod restart", func(t *testing.T) { checkIstiodRestart(ctx, t, a) })
+		t.Run("a deleted pod's share goes to zero", func(t *testing.T) { checkDeletedPod(ctx, t, a) })
+		t.Run("a degraded node loses its traffic", func(t *testing.T) { checkDegradedNode(ctx, t, a, rows) })
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := h.Result(m)
+	t.Logf("run: %d requests, P99 %.1f ms, %d failed; send lag %+v", r.Requests, r.P99Ms, r.Timeouts+r.Errors, live.SendLag(m))
+}
+
+// keepLogs copies the harness's logs out of the test's temporary folder.
+func keepLogs(t *testing.T, dir string) {
+	kept, err := os.MkdirTemp("", "artt-live-check-")
+	if err == nil {
+		err = os.CopyFS(kept, os.DirFS(dir))
+	}
+	t.Logf("logs kept in %s (%v)", kept, err)
+}
+
+// firstRows waits until artt-traffic has written a row for every node,
+// then one cycle more, so the callers have had time to follow it.
+func firstRows(ctx context.Context, a *live.Active, timeout time.Duration) (live.Rows, error) {
+	deadline := time.Now().Add(timeout)
+	var last live.Rows
+	for time.Now().Before(deadline) {
+		rows, err := a.Rule(ctx, "backend")
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == len(a.H.Plan.Scenario.Cluster.Nodes) {
+			time.Sleep(a.H.Plan.Scenario.Control.TrafficCycle.Duration)
+			return a.Rule(ctx, "backend")
+		}
+		last = rows
+		time.Sleep(time.Second)
+	}
+	return nil, fmt.Errorf("no row for every node within %s (last %v)", timeout, last)
+}
+
+// sharesOver measures, over a window, each caller node's split of the
+// backend's requests among the nodes that received them, and the rows'
+// weights over the same window, averaged over one reading a second
+// (artt-traffic moves them a little at each cycle).
+func sharesOver(ctx context.Context, t *testing.T, a *live.Active, window time.Duration) (measured, rows map[string]map[string]float64) {
+	t.Helper()
+	before, err := a.Received(ctx, "backend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows = map[string]map[string]float64{}
+	readings := 0
+	for end := time.Now().Add(window); time.Now().Before(end); time.Sleep(time.Second) {
+		r, err := a.Rule(ctx, "backend")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for from, to := range r {
+			if rows[from] == nil {
+				rows[from] = map[string]float64{}
+			}
+			for l, w := range to {
+				rows[from][l] += float64(w) / 100
+			}
+		}
+		readings++
+	}
+	for _, to := range rows {
+		for l := range to {
+			to[l] /= float64(readings)
+		}
+	}
+	after, err := a.Received(ctx, "backend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]map[string]float64{} // caller node → callee node → requests
+	for pod, bySource := range after {
+		for from, n := range bySource {
+			if counts[from] == nil {
+				counts[from] = map[string]float64{}
+			}
+			counts[from][a.PodNode(pod)] += n - before[pod][from]
+		}
+	}
+	measured = map[string]map[string]float64{}
+	for from, to := range counts {
+		total := 0.0
+		for _, n := range to {
+			total += n
+		}
+		measured[from] = map[string]float64{}
+		for node, n := range to {
+			measured[from][node] = n / total
+		}
+	}
+	return measured, rows
+}
+
+func checkShares(ctx context.Context, t *testing.T, a *live.Active) {
+	shares, rows := sharesOver(ctx, t, a, 30*time.Second)
+	missing := 0
+	for _, from := range a.H.Plan.Scenario.Cluster.Nodes {
+		row := rows[live.Locality(from.Name)]
+		for _, to := range a.H.Plan.Scenario.Cluster.Nodes {
+			want := row[live.Locality(to.Name)]
+			got := shares[from.Name][to.Name]
+			if math.Abs(got-want) > 0.05 {
+				t.Errorf("callers on %s sent %.1f%% of the backend's requests to %s; ARTT's rows gave it %.1f%% on average", from.Name, 100*got, to.Name, 100*want)
+			}
+			if want == 0 {
+				missing++
+			}
+		}
+		t.Logf("callers on %s: rows %v on average, measured %v", from.Name, row, shares[from.Name])
+	}
+	if missing == 0 {
+		t.Error("every row names every node: a node the rows leave out was not exercised")
+	}
+}
+
+func checkIstiodRestart(ctx context.Context, t *testing.T, a *live.Active) {
+	before := a.Counts()
+	start := time.Now()
+	if err := a.RestartIstiod(ctx); err != nil {
+		t.Fatal(err)
+	}
+	restarted := time.Since(start)
+	time.Sleep(10 * time.Second)
+	after := a.Counts()
+	t.Logf("istiod down and up again in %s; %d requests sent around it", restarted.Round(time.Millisecond), after.Sent-before.Sent)
+	if lost := after.Failed - before.Failed; lost > 0 {
+		t.Errorf("%d requests failed across istiod's restart", lost)
+	}
+}
+
+func checkDeletedPod(ctx context.Context, t *testing.T, a *live.Active) {
+	const pod, grace = "backend-0", 15 * time.Second
+	received := func() float64 {
+		got, err := a.Received(ctx, "backend")
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0.0
+		for _, n := range got[pod] {
+			total += n
+		}
+		return total
+	}
+	last, lastAt := received(), time.Now()
+	deleted := time.Now()
+	if err := a.DeletePod(ctx, pod, grace); err != nil {
+		t.Fatal(err)
+	}
+	for time.Since(deleted) < grace-2*time.Second {
+		time.Sleep(200 * time.Millisecond)
+		if n := received(); n != last {
+			last, lastAt = n, time.Now()
+		}
+	}
+	took := lastAt.Sub(deleted)
+	t.Logf("%s deleted: its last request arrived %s later", pod, took.Round(10*time.Millisecond))
+	if took > grace-4*time.Second {
+		t.Errorf("%s still received requests %s after its deletion", pod, took.Round(10*time.Millisecond))
+	}
+	time.Sleep(3 * time.Second) // its process stops at the end of the grace
+}
+
+func checkDegradedNode(ctx context.Context, t *testing.T, a *live.Active, before live.Rows) {
+	const node = "n3"
+	weightTo := func(rows live.Rows) (sum uint32) {
+		for _, to := range rows {
+			sum += to[live.Locality(node)]
+		}
+		return sum
+	}
+	rows, err := a.Rule(ctx, "backend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := weightTo(rows)
+	cycle := a.H.Plan.Scenario.Control.TrafficCycle.Duration
+	cut := time.Now()
+	if err := a.SetNodeCores(node, 0.06); err != nil {
+		t.Fatal(err)
+	}
+	for time.Since(cut) < 4*cycle {
+		time.Sleep(500 * time.Millisecond)
+		rows, err := a.Rule(ctx, "backend")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := weightTo(rows); w < start {
+			t.Logf("%s cut to a fifth of its cores: ARTT's weights to it fell from %d to %d (of %d) %s later; rows %v",
+				node, start, w, 100*len(rows), time.Since(cut).Round(100*time.Millisecond), rows)
+			return
+		}
+	}
+	t.Errorf("%s cut to a fifth of its cores: its weight %d is not lower %s later (rows at the start %v)", node, start, 4*cycle, before)
+}

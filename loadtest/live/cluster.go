@@ -1,0 +1,207 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/artt-dev/artt/deploy/e2e"
+	"github.com/artt-dev/artt/internal/promtest"
+	"github.com/artt-dev/artt/traffic/controller"
+)
+
+// Assets are where the real components were built (hack/build-*.sh).
+type Assets struct {
+	// Kubebuilder holds kube-apiserver and etcd (KUBEBUILDER_ASSETS).
+	Kubebuilder string
+	// Istiod holds pilot-discovery and Istio's CRDs (ARTT_ISTIOD).
+	Istiod string
+	// E2E holds kube-controller-manager (ARTT_E2E_ASSETS).
+	E2E string
+}
+
+// AssetsFromEnv reads the three directories from the environment.
+func AssetsFromEnv() Assets {
+	return Assets{Kubebuilder: os.Getenv("KUBEBUILDER_ASSETS"), Istiod: os.Getenv("ARTT_ISTIOD"), E2E: os.Getenv("ARTT_E2E_ASSETS")}
+}
+
+// Check names the first component missing.
+func (a Assets) Check() error {
+	for _, f := range []struct{ dir, bin, from string }{
+		{a.Kubebuilder, "kube-apiserver", "KUBEBUILDER_ASSETS (hack/build-test-binaries.sh)"},
+		{a.Kubebuilder, "etcd", "KUBEBUILDER_ASSETS (hack/build-test-binaries.sh)"},
+		{a.Istiod, "pilot-discovery", "ARTT_ISTIOD (hack/build-istiod.sh)"},
+		{a.E2E, "kube-controller-manager", "ARTT_E2E_ASSETS (hack/build-e2e-binaries.sh)"},
+	} {
+		if f.dir == "" {
+			return fmt.Errorf("%s is not set", f.from)
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, f.bin)); err != nil {
+			return fmt.Errorf("%s: %w (set by %s)", f.bin, err, f.from)
+		}
+	}
+	if _, err := promtest.Binary(); err != nil {
+		return fmt.Errorf("prometheus: %w (hack/install-components.sh)", err)
+	}
+	return nil
+}
+
+// Cluster is the live loop's control plane: kube-apiserver and etcd
+// (envtest) with Istio's CRDs, kube-controller-manager for the
+// EndpointSlices and the garbage collector, istiod, and Prometheus.
+type Cluster struct {
+	Config *rest.Config
+	Client client.Client
+	Istio  istioclient.Interface
+	// Kubeconfig is an admin kubeconfig for the processes.
+	Kubeconfig string
+	Istiod     *e2e.Istiod
+	Prom       *promtest.Server
+	// Dir holds every component's log.
+	Dir   string
+	stops []func()
+}
+
+// StartCluster starts the control plane with its logs in dir. Prometheus
+// scrapes targets every scrape, and the probe series (the emulated
+// network's node-to-node round trips, as a blackbox exporter would
+// measure them) from an exporter of the harness's own.
+func StartCluster(ctx context.Context, a Assets, dir string, targets []string, probes []promtest.Series, scrape time.Duration) (*Cluster, error) {
+	c := &Cluster{Dir: dir}
+	if err := c.startAPI(ctx, a); err != nil {
+		return c, err
+	}
+	stopKCM, err := e2e.StartProcess(ctx, dir, "kube-controller-manager", filepath.Join(a.E2E, "kube-controller-manager"), nil,
+		"--kubeconfig="+c.Kubeconfig, "--authentication-kubeconfig="+c.Kubeconfig, "--authorization-kubeconfig="+c.Kubeconfig,
+		"--controllers=endpointslice-controller,garbage-collector-controller", "--leader-elect=false", "--secure-port=0")
+	c.stops = append(c.stops, stopKCM)
+	if err != nil {
+		return c, err
+	}
+	if c.Istiod, err = e2e.StartIstiod(ctx, a.Istiod, dir, c.Kubeconfig); c.Istiod != nil {
+		c.stops = append(c.stops, c.Istiod.Stop)
+	}
+	if err != nil {
+		return c, err
+	}
+	probeAddr, stopProbes, err := serve(promtest.NewExporter(probes))
+	if err != nil {
+		return c, err
+	}
+	c.stops = append(c.stops, stopProbes)
+	promDir := filepath.Join(dir, "prometheus")
+	if err := os.MkdirAll(promDir, 0o755); err != nil {
+		return c, err
+	}
+	if c.Prom, err = promtest.Start(promDir, append(targets, probeAddr), scrape); err != nil {
+		return c, err
+	}
+	c.stops = append(c.stops, func() { _ = c.Prom.Stop() })
+	return c, nil
+}
+
+// apiAdvertiseAddress is the address kube-apiserver advertises, on the
+// namespace's loopback beside the pods'.
+const apiAdvertiseAddress = "10.80.0.1"
+
+// startAPI starts envtest with Istio's CRDs from the module istiod was
+// built from, and writes the admin kubeconfig.
+func (c *Cluster) startAPI(ctx context.Context, a Assets) error {
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: a.Kubebuilder,
+		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{filepath.Join(a.Istiod, "crd-all.gen.yaml")}, ErrorIfPathMissing: true},
+	}
+	logs := make([]*os.File, 2)
+	for i, name := range []string{"kube-apiserver", "etcd"} {
+		f, err := os.OpenFile(filepath.Join(c.Dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		logs[i] = f
+	}
+	api := env.ControlPlane.GetAPIServer()
+	api.Out, api.Err = logs[0], logs[0]
+	// A namespace of its own has no default route, from which the API
+	// server would pick the address it advertises, and the address may not
+	// be a loopback one: it gets one of the namespace's own.
+	if err := addAddress(apiAdvertiseAddress); err != nil {
+		return err
+	}
+	api.Configure().Set("advertise-address", apiAdvertiseAddress)
+	env.ControlPlane.Etcd = &envtest.Etcd{Out: logs[1], Err: logs[1]}
+	c.stops = append(c.stops, func() { logs[0].Close(); logs[1].Close() })
+	var err error
+	if c.Config, err = env.Start(); err != nil {
+		return fmt.Errorf("envtest: %w", err)
+	}
+	c.stops = append(c.stops, func() { _ = env.Stop() })
+	c.Config.QPS, c.Config.Burst = 200, 400
+	s, err := controller.Scheme()
+	if err != nil {
+		return err
+	}
+	if c.Client, err = client.New(c.Config, client.Options{Scheme: s}); err != nil {
+		return err
+	}
+	if c.Istio, err = istioclient.NewForConfig(c.Config); err != nil {
+		return err
+	}
+	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		return err
+	}
+	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
+	if err := os.WriteFile(c.Kubeconfig, kc, 0o600); err != nil {
+		return err
+	}
+	// istiod keeps its self-signed CA in istio-system.
+	return c.createNamespace(ctx, "istio-system")
+}
+
+// createNamespace creates a namespace and its default ServiceAccount,
+// which no controller makes here.
+func (c *Cluster) createNamespace(ctx context.Context, name string) error {
+	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		return err
+	}
+	return c.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}})
+}
+
+// Stop stops every component, the last started first.
+func (c *Cluster) Stop() {
+	for i := len(c.stops) - 1; i >= 0; i-- {
+		c.stops[i]()
+	}
+	c.stops = nil
+}
+
+// serve serves h on a free loopback port.
+func serve(h http.Handler) (string, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", func() {}, err
+	}
+	s := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "probe exporter:", err)
+		}
+	}()
+	return l.Addr().String(), func() { _ = s.Close() }, nil
+}

@@ -1,0 +1,154 @@
+// Command artt-live runs an artt-lab scenario on real parts on this
+// machine (the live loop, package live) and reports it beside the lab's
+// prediction for the same file.
+//
+//	artt-live run [flags] SCENARIO
+//
+// It needs root (a network namespace and cgroups of its own), cgroup v1's
+// cpu and cpuacct controllers, and the components hack/ builds:
+// KUBEBUILDER_ASSETS, ARTT_ISTIOD, ARTT_E2E_ASSETS, and Prometheus.
+// docs/live.md says what is real, what is emulated, and which scenarios
+// fit.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/live"
+)
+
+func main() {
+	if role := os.Getenv(live.RoleEnv); role != "" {
+		os.Exit(live.RunRole(role, os.Args[1:]))
+	}
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "artt-live:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+const usage = `artt-live: an artt-lab scenario on real parts, beside the lab's prediction.
+
+Usage:
+  artt-live run [flags] SCENARIO     SCENARIO is a built-in name or a YAML/JSON file
+
+Flags:
+`
+
+type options struct {
+	out, policies string
+	maxCores      float64
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "run" {
+		fmt.Fprint(stderr, usage)
+		flags(stderr).PrintDefaults()
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return flag.ErrHelp
+		}
+		return errors.New(`want "run SCENARIO"`)
+	}
+	fs := flags(stderr)
+	opts := &options{}
+	fs.StringVar(&opts.out, "out", "out/live", "directory for the report, the logs and the requests; the scenario gets a subdirectory")
+	fs.StringVar(&opts.policies, "policies", "", "comma-separated run names or routings to keep (default: every run)")
+	fs.Float64Var(&opts.maxCores, "max-cores", live.DefaultMaxCores, "the most cores the scenario's nodes may have in all")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("run: name one scenario")
+	}
+	plan, err := live.NewPlan(fs.Arg(0), opts.maxCores)
+	if err != nil {
+		return err
+	}
+	if opts.policies != "" {
+		if err := plan.Keep(strings.Split(opts.policies, ",")); err != nil {
+			return err
+		}
+	}
+	if !live.InNamespace() {
+		code, err := live.ReexecInNamespace()
+		if err != nil {
+			return err
+		}
+		os.Exit(code)
+	}
+	return runInside(plan, opts, stdout, stderr)
+}
+
+func flags(w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(w)
+	return fs
+}
+
+// runInside runs every run of the plan and the lab's prediction, and
+// writes the report. Ctrl-C stops it cleanly.
+func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir := filepath.Join(opts.out, plan.Scenario.Name)
+	logs := filepath.Join(dir, "logs")
+	progress := live.NewProgress(stderr, 5*time.Second)
+	h, err := live.Start(ctx, plan, live.Options{Dir: logs, Assets: live.AssetsFromEnv(), Progress: progress})
+	if err != nil {
+		return fmt.Errorf("%w (logs in %s)", err, logs)
+	}
+	defer func() {
+		if err := h.Close(); err != nil {
+			fmt.Fprintln(stderr, "artt-live: cleaning up:", err)
+		}
+		fmt.Fprintln(stderr, "logs in", logs)
+	}()
+	var cs []live.Comparison
+	for i := range plan.Runs {
+		m, err := h.Run(ctx, i, nil)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", plan.Runs[i].Label(), err)
+		}
+		cs = append(cs, live.Comparison{Live: h.Result(m), Lag: live.SendLag(m), CPU: h.CPUPerRequest(m)})
+	}
+	if err := predict(plan, cs); err != nil {
+		return err
+	}
+	path, err := live.WriteReport(dir, plan.Scenario.Name, cs)
+	if err != nil {
+		return err
+	}
+	live.PrintSummary(stdout, cs)
+	fmt.Fprintln(stdout, "report:", path)
+	return nil
+}
+
+// predict runs the lab on the same file and runs, and sets each
+// comparison's prediction.
+func predict(plan *live.Plan, cs []live.Comparison) error {
+	var labels []string
+	for _, r := range plan.Runs {
+		labels = append(labels, r.Label())
+	}
+	results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: labels})
+	if err != nil {
+		return fmt.Errorf("the lab's prediction: %w", err)
+	}
+	for i := range cs {
+		cs[i].Lab = results[i]
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package live
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/live/backend"
+	"github.com/artt-dev/artt/loadtest/scenario"
+)
+
+// Routings are the runs a live loop can carry, each by a real balancer:
+// least-request (gRPC's least_request, as istiod sends Istio's
+// LEAST_REQUEST), round-robin (ROUND_ROBIN), cswrr (gRPC's
+// weighted_round_robin with ORCA, from a client service config), heart
+// and artt (artt-traffic's locality weights through istiod, round robin
+// inside a locality).
+var Routings = []string{"least-request", "round-robin", "cswrr", "heart", "artt"}
+
+// DefaultMaxCores bounds the cores a scenario's nodes may have in all: the
+// backends share this machine's two with the control plane and the load.
+const DefaultMaxCores = 1.0
+
+// Plan is a scenario checked for the live loop, with its pods laid out.
+type Plan struct {
+	// Source is what the processes load: a built-in name or an absolute
+	// path.
+	Source   string
+	Loaded   loadtest.Loaded
+	Scenario *scenario.Scenario
+	Runs     []scenario.Run
+	// Pods are each run's pods, the same layout in every run.
+	Pods []PodSpec
+	// IngressNode is where the load generator poses as the gateway.
+	IngressNode string
+}
+
+// PodSpec is one pod of the scenario's placement.
+type PodSpec struct {
+	Name, Component, Node string
+	// Index is the pod's place among all pods, for its address.
+	Index int
+	Limit float64
+}
+
+// NewPlan loads a scenario (a built-in name or a file), checks it against
+// the subset the live loop runs and lays out its pods. maxCores bounds the
+// nodes' cores in all. Every field outside the subset is refused by name,
+// with the reason.
+func NewPlan(nameOrPath string, maxCores float64) (*Plan, error) {
+	l, err := loadtest.Load(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := loadtest.Check(l, ""); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(nameOrPath); err == nil {
+		if nameOrPath, err = filepath.Abs(nameOrPath); err != nil {
+			return nil, err
+		}
+	}
+	sc := l.Scenario
+	if err := refuseUnsupported(sc); err != nil {
+		return nil, err
+	}
+	cores := 0.0
+	for _, n := range sc.Cluster.Nodes {
+		cores += n.Cores
+	}
+	if cores > maxCores+1e-9 {
+		return nil, &scenario.FieldError{Field: "cluster.nodes", Value: cores, Reason: fmt.Sprintf(
+			"the nodes have %g cores in all; the live loop runs them inside this machine's, beside its control plane, and takes at most %g (scale the scenario down, or raise --max-cores)", cores, maxCores)}
+	}
+	p := &Plan{Source: nameOrPath, Loaded: l, Scenario: sc, Runs: sc.Runs, IngressNode: sc.Cluster.IngressNode}
+	for _, c := range sc.Application.Components {
+		name := backend.ObjectName(c.Name)
+		if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+			return nil, &scenario.FieldError{Field: "application.components.name", Value: c.Name, Reason: "as a Kubernetes name: " + errs[0]}
+		}
+		for i := range c.Replicas {
+			node := c.Placement[i%len(c.Placement)]
+			p.Pods = append(p.Pods, PodSpec{Name: fmt.Sprintf("%s-%d", name, i), Component: c.Name, Node: node, Index: len(p.Pods), Limit: c.CPULimit})
+		}
+	}
+	if len(p.Pods) > 200 {
+		return nil, &scenario.FieldError{Field: "application.components.replicas", Value: len(p.Pods), Reason: "more than 200 pods: one process each does not fit here"}
+	}
+	return p, nil
+}
+
+// refuseUnsupported names the first field the live loop cannot run.
+func refuseUnsupported(sc *scenario.Scenario) error {
+	refuse := func(field string, value any, reason string) error {
+		return &scenario.FieldError{Field: field, Value: value, Reason: "not supported by the live loop: " + reason}
+	}
+	switch {
+	case len(sc.Events) > 0:
+		return refuse("events", len(sc.Events), "injected events are the harness's own faults (see docs/live.md)")
+	case sc.Frontier != nil:
+		return refuse("frontier", "set", "autoscaling sweeps run in the lab")
+	case sc.Cluster.Ingress.Replicas != 1:
+		return refuse("cluster.ingress.replicas", sc.Cluster.Ingress.Replicas, "the load generator is one gateway; set replicas: 1 so the lab models the same")
+	}
+	for _, c := range sc.Application.Components {
+		switch {
+		case c.Autoscale:
+			return refuse("application.components.autoscale", c.Name, "the live loop keeps the scenario's replicas")
+		case c.Workers > 0:
+			return refuse("application.components.workers", c.Workers, "a gRPC server serves its requests at once (processor sharing, workers: 0)")
+		case len(c.Placement) == 0:
+			return refuse("application.components.placement", c.Name, "the live loop places pods as the scenario says; list the nodes")
+		}
+	}
+	for _, r := range sc.Runs {
+		switch {
+		case !slices.Contains(Routings, r.Routing):
+			return refuse("runs.routing", r.Routing, fmt.Sprintf("the live balancers are %v", Routings))
+		case r.Autoscaling != "" && r.Autoscaling != "none":
+			return refuse("runs.autoscaling", r.Autoscaling, "the live loop keeps the scenario's replicas")
+		case r.Placement != "" && r.Placement != "default":
+			return refuse("runs.placement", r.Placement, "pods are placed as the components' placement says")
+		case r.OutlierDetection != nil:
+			return refuse("runs.outlierDetection", r.Label(), "istiod sends gRPC clients no outlier detection")
+		case len(r.ScalerMetadata) > 0:
+			return refuse("runs.scalerMetadata", r.Label(), "no autoscaler runs")
+		case (r.Routing == "heart" || r.Routing == "artt") && r.LBPolicy != "ROUND_ROBIN":
+			return refuse("runs.lbPolicy", r.LBPolicy, "gRPC honours locality weights only under ROUND_ROBIN (its least_request has no locality layer); set lbPolicy: ROUND_ROBIN, which the lab then models too")
+		}
+	}
+	return nil
+}
+
+// nodeIndex is the place of a node in the scenario's list.
+func (p *Plan) nodeIndex(name string) int {
+	return slices.IndexFunc(p.Scenario.Cluster.Nodes, func(n scenario.Node) bool { return n.Name == name })
+}
+
+// cores is a node's size.
+func (p *Plan) cores(node string) float64 { return p.Scenario.Cluster.Nodes[p.nodeIndex(node)].Cores }
+
+// podIP is a pod's address in run i: one /24 per run, so a run's clients
+// never reach the pods of the one before. The load generator is .250.
+func podIP(run, index int) string { return fmt.Sprintf("10.80.%d.%d", run+1, index+1) }
+
+const ingressIndex = 249
+
+// cfs is a CPU amount as a cgroup's CFS period and quota, in
+// microseconds: the shortest period the kernel allows for it (quota and
+// period at least 1 ms), not the kubelet's 100 ms. A scaled-down node (a
+// third of a core standing for four) must deliver its rate smoothly over
+// one request's service, a few milliseconds, as the node it stands for
+// does and as the lab models it (processor sharing at the limit). Over a
+// 100 ms period a third of a core runs a request at full speed for 33 ms
+// and then stalls it for 67: a tail the emulation would add, not the node.
+func cfs(cores float64) (period, quota int64) {
+	period = max(1000, int64(math.Round(1000/cores)))
+	return period, int64(math.Round(cores * float64(period)))
+}
+
+// Keep keeps the runs whose label or routing is listed, in the scenario's
+// order.
+func (p *Plan) Keep(names []string) error {
+	kept := slices.DeleteFunc(slices.Clone(p.Runs), func(r scenario.Run) bool {
+		return !slices.Contains(names, r.Label()) && !slices.Contains(names, r.Routing)
+	})
+	if len(kept) == 0 {
+		var labels []string
+		for _, r := range p.Runs {
+			labels = append(labels, r.Label())
+		}
+		return &scenario.FieldError{Field: "runs", Value: names, Reason: fmt.Sprintf("none of them is a run of %s; its runs are %v", p.Scenario.Name, labels)}
+	}
+	p.Runs = kept
+	return nil
+}

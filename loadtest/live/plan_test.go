@@ -1,0 +1,77 @@
+package live
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/artt-dev/artt/loadtest/scenario"
+)
+
+// Each field outside the live subset is refused by name, before anything
+// starts; the shipped live scenarios are accepted.
+func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
+	base, err := os.ReadFile("testdata/check.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, from, to, field string
+	}{
+		{"an event", "runs:\n", "events: [{at: 1m, type: node-failure, node: n1}]\nruns:\n", "events"},
+		{"two gateways", "ingress: {replicas: 1}", "ingress: {replicas: 2}", "cluster.ingress.replicas"},
+		{"autoscaling", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: artt, lbPolicy: ROUND_ROBIN, autoscaling: hpa-cpu}", "runs.autoscaling"},
+		{"a lab-only balancer", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: peak-ewma}", "runs.routing"},
+		{"ARTT under least request", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: artt}", "runs.lbPolicy"},
+		{"FCFS workers", "cpuPerRequest: 2ms,", "cpuPerRequest: 2ms, workers: 2,", "application.components.workers"},
+		{"no placement", "replicas: 3, placement: [n1, n2, n3]}", "replicas: 3}", "application.components.placement"},
+		{"too many cores", "{name: n1, cores: 0.3}", "{name: n1, cores: 1.5}", "cluster.nodes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(string(base), c.from, c.to, 1)
+			if text == string(base) {
+				t.Fatalf("the edit %q did not apply", c.from)
+			}
+			path := filepath.Join(t.TempDir(), "s.yaml")
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := NewPlan(path, DefaultMaxCores)
+			var fe *scenario.FieldError
+			if !errors.As(err, &fe) || fe.Field != c.field {
+				t.Errorf("err = %v, want a field error on %s", err, c.field)
+			}
+		})
+	}
+	for _, name := range []string{"testdata/check.yaml", "live-demo", "live-lata-chain"} {
+		p, err := NewPlan(name, DefaultMaxCores)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if len(p.Pods) == 0 || len(p.Runs) == 0 {
+			t.Errorf("%s: %d pods and %d runs", name, len(p.Pods), len(p.Runs))
+		}
+	}
+}
+
+// The CFS period is the shortest the kernel takes for the amount (quota and
+// period at least 1 ms), and period × cores is the quota.
+func TestCFSPeriodIsTheShortestTheKernelTakes(t *testing.T) {
+	for _, c := range []struct {
+		cores         float64
+		period, quota int64
+	}{
+		{2, 1000, 2000},
+		{1, 1000, 1000},
+		{0.33, 3030, 1000},
+		{0.167, 5988, 1000},
+		{0.0625, 16000, 1000},
+	} {
+		if p, q := cfs(c.cores); p != c.period || q != c.quota {
+			t.Errorf("cfs(%g) = %d, %d µs; want %d, %d", c.cores, p, q, c.period, c.quota)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package live
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/report"
+)
+
+// Comparison is a live run beside the lab's prediction for the same run of
+// the same file.
+type Comparison struct {
+	Live, Lab *emulator.Result
+	Lag       Lag
+	CPU       []ComponentCPU
+}
+
+// Ratio is live P99 ÷ lab P99: the lab's fidelity for the run.
+func (c Comparison) Ratio() float64 { return c.Live.P99Ms / c.Lab.P99Ms }
+
+// WriteReport writes dir/report.md: live beside lab run by run, the two
+// rankings by P99, the lab's own table of the live runs, and the
+// generator's precision; and the lab's plots of the live runs.
+func WriteReport(dir, title string, cs []Comparison) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s: live beside the lab\n\n", title)
+	b.WriteString("| run | live P99 ms | lab P99 ms | live ÷ lab | live P50 ms | lab P50 ms | live failures | lab failures | live worst util max–min | lab worst util max–min | replica-seconds |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var lives []*emulator.Result
+	for _, c := range cs {
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %d | %d | %s | %s | %.0f |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Ratio(),
+			c.Live.P50Ms, c.Lab.P50Ms, failures(c.Live), failures(c.Lab), pct(c.Live.UtilGap), pct(c.Lab.UtilGap), c.Live.ReplicaSeconds)
+		lives = append(lives, c.Live)
+	}
+	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
+		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
+	b.WriteString("Load generator, send time after the scheduled one (µs):\n\n| run | P50 | P99 | max |\n|---|---:|---:|---:|\n")
+	for _, c := range cs {
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", c.Live.Run, c.Lag.P50, c.Lag.P99, c.Lag.Max)
+	}
+	b.WriteString("\nCPU per request, as the scenario says and as the pods' cgroups counted it, and the pods' mean utilisation of their limit:\n\n")
+	b.WriteString("| run | component | scenario CPU ms/request | live CPU ms/request | live util mean | lab util mean |\n|---|---|---:|---:|---:|---:|\n")
+	for _, c := range cs {
+		for _, cpu := range c.CPU {
+			fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %s | %s |\n", c.Live.Run, cpu.Component, cpu.ScenarioMs, cpu.LiveMs,
+				pct(meanUtil(c.Live, cpu.Component)), pct(meanUtil(c.Lab, cpu.Component)))
+		}
+	}
+	b.WriteString("\n")
+	if err := report.Markdown(&b, title+" (live runs, the lab's table)", lives); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return "", err
+	}
+	if _, err := report.Plots(dir, title+" (live)", lives); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// Ranking is the runs' labels from the lowest P99 to the highest.
+func Ranking(cs []Comparison, pick func(Comparison) *emulator.Result) []string {
+	sorted := slices.Clone(cs)
+	slices.SortStableFunc(sorted, func(a, b Comparison) int {
+		x, y := pick(a).P99Ms, pick(b).P99Ms
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	var out []string
+	for _, c := range sorted {
+		out = append(out, pick(c).Run)
+	}
+	return out
+}
+
+func failures(r *emulator.Result) int64 { return r.Timeouts + r.Errors }
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+// PrintSummary writes one line per run: live and lab P99 and their ratio.
+func PrintSummary(w io.Writer, cs []Comparison) {
+	for _, c := range cs {
+		fmt.Fprintf(w, "%-16s live P99 %7.1f ms  lab P99 %7.1f ms  live/lab %.2f  failures live %d lab %d\n",
+			c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Ratio(), failures(c.Live), failures(c.Lab))
+	}
+}
+
+// meanUtil is a component's mean pod utilisation in a result.
+func meanUtil(r *emulator.Result, component string) float64 {
+	sum, n := 0.0, 0
+	for _, p := range r.Pods {
+		if p.Component == component {
+			sum += p.Utilization
+			n++
+		}
+	}
+	return sum / float64(n)
+}

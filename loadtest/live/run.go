@@ -1,0 +1,259 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	networkingapi "istio.io/api/networking/v1alpha3"
+	appsv1 "k8s.io/api/apps/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/artt-dev/artt/loadtest/live/backend"
+	"github.com/artt-dev/artt/loadtest/live/loadgen"
+	"github.com/artt-dev/artt/loadtest/scenario"
+)
+
+// Active is a run under way, for what happens during it (During).
+type Active struct {
+	H         *Harness
+	Namespace string
+	Run       scenario.Run
+	// Started is when the load generator began sending.
+	Started time.Time
+	index   int
+	counts  atomic.Pointer[loadgen.Counts]
+}
+
+// During, when set, runs beside a run's load from the moment it starts
+// sending; the run waits for it before it ends. A fault or a check
+// mid-run goes here.
+type During func(ctx context.Context, a *Active) error
+
+// Measured is a run's raw measurements.
+type Measured struct {
+	Run     scenario.Run
+	Records []loadgen.Record
+	// CPU is each pod's CPU seconds over the measured window, Served the
+	// requests it answered in it.
+	CPU, Served map[string]float64
+	// Window is the measured window's length.
+	Window time.Duration
+}
+
+// Run carries the plan's run i with its real balancer and returns what it
+// measured.
+func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, error) {
+	run := h.Plan.Runs[i]
+	ns := fmt.Sprintf("live-%d", i)
+	h.opts.Progress.Run(i+1, len(h.Plan.Runs), run.Label())
+	h.opts.Progress.Phase("starting pods")
+	defer h.cleanUp(ns)
+	lb, managed := balancer(run)
+	if err := createWorkloads(ctx, h.Cluster, h.Plan, ns, lb, managed); err != nil {
+		return nil, err
+	}
+	var static []string
+	if run.Routing == "cswrr" {
+		path, err := h.writeEndpoints(i, ns)
+		if err != nil {
+			return nil, err
+		}
+		static = []string{"--static-endpoints=" + path}
+	}
+	for _, pod := range h.Plan.Pods {
+		args := append([]string{"--component=" + pod.Component, fmt.Sprintf("--seed=%d", h.Plan.Scenario.Seed*1000+uint64(pod.Index))}, static...)
+		if _, err := h.kubelet.startPod(ctx, ns, pod.Name, backend.ObjectName(pod.Component), pod.Node, podIP(i, pod.Index), pod.Limit, "backend", args...); err != nil {
+			return nil, err
+		}
+	}
+	if err := h.waitEndpoints(ctx, ns); err != nil {
+		return nil, err
+	}
+	if managed {
+		stop, err := startTraffic(ctx, h.Cluster, run.Routing, h.opts.Dir, ns, h.Plan.Scenario.Control.TrafficCycle.Duration, h.Plan.Scenario.Control.SampleInterval.Duration)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+	}
+	return h.measure(ctx, &Active{H: h, Namespace: ns, Run: run, index: i}, during)
+}
+
+// balancer is the DestinationRule's policy inside a locality for a run
+// (unspecified: no rule, the client's own service config), and whether
+// artt-traffic manages the components.
+func balancer(r scenario.Run) (networkingapi.LoadBalancerSettings_SimpleLB, bool) {
+	switch r.Routing {
+	case "least-request":
+		return networkingapi.LoadBalancerSettings_LEAST_REQUEST, false
+	case "round-robin":
+		return networkingapi.LoadBalancerSettings_ROUND_ROBIN, false
+	case "heart", "artt":
+		return networkingapi.LoadBalancerSettings_ROUND_ROBIN, true
+	}
+	return networkingapi.LoadBalancerSettings_UNSPECIFIED, false
+}
+
+// writeEndpoints writes each component's endpoints in run i, for the
+// weighted-round-robin clients.
+func (h *Harness) writeEndpoints(i int, ns string) (string, error) {
+	eps := map[string][]string{}
+	for _, pod := range h.Plan.Pods {
+		eps[pod.Component] = append(eps[pod.Component], fmt.Sprintf("%s:%d", podIP(i, pod.Index), backend.Port))
+	}
+	b, err := json.Marshal(eps)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(h.opts.Dir, ns+"-endpoints.json")
+	return path, os.WriteFile(path, b, 0o644)
+}
+
+// waitEndpoints waits until kube-controller-manager's EndpointSlices list
+// every pod of the run as ready.
+func (h *Harness) waitEndpoints(ctx context.Context, ns string) error {
+	want := len(h.Plan.Pods)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var slices discoveryv1.EndpointSliceList
+		if err := h.Cluster.Client.List(ctx, &slices, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		ready := 0
+		for _, s := range slices.Items {
+			for _, e := range s.Endpoints {
+				if e.Conditions.Ready != nil && *e.Conditions.Ready {
+					ready++
+				}
+			}
+		}
+		if ready >= want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %d of %d endpoints ready after 60s (kube-controller-manager.log)", ns, ready, want)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// cleanUp stops a run's processes and deletes its Deployments, so the next
+// run's artt-traffic does not see them.
+func (h *Harness) cleanUp(ns string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = h.kubelet.stopAll(ctx, ns)
+	_ = h.Cluster.Client.DeleteAllOf(ctx, &appsv1.Deployment{}, client.InNamespace(ns))
+}
+
+// measure starts the load generator, reads each pod's CPU at the end of
+// the warm-up and of the run, and collects the requests.
+func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measured, error) {
+	sc := h.Plan.Scenario
+	records := filepath.Join(h.opts.Dir, a.Namespace+"-requests.csv")
+	ip := podIP(a.index, ingressIndex)
+	out, err := h.kubelet.startPod(ctx, a.Namespace, ingressWorkload+"-0", ingressWorkload, h.Plan.IngressNode, ip, 1, "loadgen",
+		"--entry="+sc.Application.Entry, "--duration="+sc.Duration.String(), "--records="+records, fmt.Sprintf("--seed=%d", sc.Seed))
+	if err != nil {
+		return nil, err
+	}
+	started := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		once := false
+		progressLines(out, func(s genStatus) {
+			if s.Started && !once {
+				once = true
+				close(started)
+			}
+			h.opts.Progress.Counts(s.Counts)
+			a.counts.Store(&s.Counts)
+		})
+		close(finished)
+	}()
+	select {
+	case <-started:
+	case <-finished:
+		return nil, fmt.Errorf("the load generator stopped before it sent (log %s)", filepath.Join(h.opts.Dir, a.Namespace+"-ingress-0.log"))
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	a.Started = time.Now()
+	tick, stopTick := context.WithCancel(ctx)
+	defer stopTick()
+	go h.opts.Progress.Tick(tick)
+	duringErr := make(chan error, 1)
+	if during != nil {
+		go func() { duringErr <- during(ctx, a) }()
+	} else {
+		duringErr <- nil
+	}
+	m := &Measured{Run: a.Run, Window: sc.Duration.Duration - sc.Warmup.Duration}
+	h.opts.Progress.Timed("warm-up", a.Started.Add(sc.Warmup.Duration))
+	cpuStart, servedStart, err := h.countersAt(ctx, a, a.Started.Add(sc.Warmup.Duration))
+	if err != nil {
+		return nil, err
+	}
+	h.opts.Progress.Timed("measuring", a.Started.Add(sc.Duration.Duration))
+	cpuEnd, servedEnd, err := h.countersAt(ctx, a, a.Started.Add(sc.Duration.Duration))
+	if err != nil {
+		return nil, err
+	}
+	m.CPU, m.Served = map[string]float64{}, map[string]float64{}
+	for pod, v := range cpuEnd {
+		m.CPU[pod] = v - cpuStart[pod]
+		m.Served[pod] = max(0, servedEnd[pod]-servedStart[pod]) // a pod deleted in the window reads 0
+	}
+	h.opts.Progress.Phase("waiting for the last answers")
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := <-duringErr; err != nil {
+		return nil, fmt.Errorf("during %s: %w", a.Run.Label(), err)
+	}
+	if m.Records, err = readRecords(records); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// countersAt waits until at and reads every backend's CPU counter and
+// requests answered then. A pod stopped by then (deleted mid-run) reads as
+// its last CPU value and as having answered nothing more.
+func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (cpu, served map[string]float64, err error) {
+	select {
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	case <-time.After(time.Until(at)):
+	}
+	cpu, served = map[string]float64{}, map[string]float64{}
+	for _, pod := range h.Plan.Pods {
+		if cpu[pod.Name], err = h.kubelet.cpuSeconds(a.Namespace, pod.Name); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, c := range h.Plan.Scenario.Application.Components {
+		got, err := a.Received(ctx, c.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		for pod, bySource := range got {
+			for _, n := range bySource {
+				served[pod] += n
+			}
+		}
+	}
+	return cpu, served, nil
+}
