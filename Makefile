@@ -53,13 +53,13 @@ test-live:
 	hack/install-components.sh
 	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test -count=1 -v -timeout 20m ./...'
 
-## live: the live-demo and live-lata-chain scenarios on real parts, each beside the lab's prediction (reports in
+## live: the live-demo and live-lata-chain scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
 ## out/live; about forty minutes); needs root
 LIVE_SCENARIOS ?= live-demo live-lata-chain
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
 	hack/install-components.sh
-	for s in $(LIVE_SCENARIOS); do $(LIVE_ENV) $(BIN)/artt-live run --out out/live $$s || exit 1; done
+	for s in $(LIVE_SCENARIOS); do $(LIVE_ENV) $(BIN)/artt-live run --out out/live --summary docs/live.md $$s || exit 1; done
 
 ## images: OCI layouts and tarballs of artt-scaler and artt-traffic in out/images, no Docker engine needed
 VERSION ?= v0.1.0

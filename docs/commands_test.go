@@ -22,6 +22,8 @@ var notHere = []struct{ prefix, why string }{
 	{"skopeo ", "needs a registry"},
 	{"make test", "is the test command itself"},
 	{"make images", "deploy/images' tests build the same images (make test-images)"},
+	{"make live", "runs for about forty minutes as root; make test-live runs the live loop's short check in CI"},
+	{"bin/artt-live ", "needs root and the live loop's components; make test-live runs the harness in CI"},
 	{"go run ./cmd/artt-lab import ", "needs a cluster's Prometheus"},
 	{"go run ./cmd/artt-lab run shop.yaml", "runs what the import before it writes"},
 	{"go run ./cmd/artt-lab run my-scenario.yaml", "a reader's own scenario file"},

@@ -119,3 +119,18 @@ func (a *Active) Counts() loadgen.Counts {
 	}
 	return loadgen.Counts{}
 }
+
+// ChangeLeader stops artt-traffic's leader as a crash would, starts a
+// replacement, and returns how long no replica led (about the lease).
+func (a *Active) ChangeLeader(ctx context.Context) (time.Duration, error) {
+	if a.traffic == nil {
+		return 0, fmt.Errorf("run %s has no artt-traffic", a.Run.Label())
+	}
+	return a.traffic.changeLeader(ctx)
+}
+
+// KillPod kills a pod's process outright, as a crash or the OOM killer
+// does, and leaves its object Ready: no kubelet notices before its probe
+// would. Requests in flight on it fail; gRPC's clients see the connection
+// go and stop picking it.
+func (a *Active) KillPod(pod string) error { return a.H.kubelet.kill(a.Namespace, pod) }

@@ -45,6 +45,8 @@ func TestLiveCheck(t *testing.T) {
 		}
 		t.Run("shares follow the rows", func(t *testing.T) { checkShares(ctx, t, a) })
 		t.Run("no request lost across an istiod restart", func(t *testing.T) { checkIstiodRestart(ctx, t, a) })
+		t.Run("no request lost across a leader change", func(t *testing.T) { checkLeaderChange(ctx, t, a) })
+		t.Run("a killed pod costs its requests in flight", func(t *testing.T) { checkKilledPod(ctx, t, a) })
 		t.Run("a deleted pod's share goes to zero", func(t *testing.T) { checkDeletedPod(ctx, t, a) })
 		t.Run("a degraded node loses its traffic", func(t *testing.T) { checkDegradedNode(ctx, t, a, rows) })
 		return nil
@@ -181,6 +183,39 @@ func checkIstiodRestart(ctx context.Context, t *testing.T, a *live.Active) {
 	}
 }
 
+func checkLeaderChange(ctx context.Context, t *testing.T, a *live.Active) {
+	before := a.Counts()
+	gap, err := a.ChangeLeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Second)
+	after := a.Counts()
+	t.Logf("artt-traffic's leader stopped without giving up its lease: a new one led %s later; %d requests sent meanwhile", gap.Round(100*time.Millisecond), after.Sent-before.Sent)
+	if lost := after.Failed - before.Failed; lost > 0 {
+		t.Errorf("%d requests failed across the leader change", lost)
+	}
+}
+
+// A pod killed outright keeps its object Ready (no kubelet probes it
+// here): what is lost is what gRPC had in flight on it, until its clients
+// see the connection go. The count is logged; more than the pod had in
+// flight at the rate it served would mean its clients kept picking it.
+func checkKilledPod(ctx context.Context, t *testing.T, a *live.Active) {
+	pod := busiest(ctx, t, a, "frontend")
+	before := a.Counts()
+	if err := a.KillPod(pod); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Second)
+	after := a.Counts()
+	lost := after.Failed - before.Failed
+	t.Logf("%s killed: %d of %d requests sent in the next 10 s failed", pod, lost, after.Sent-before.Sent)
+	if rate := float64(after.Sent-before.Sent) / 10; float64(lost) > rate {
+		t.Errorf("%d requests lost after %s was killed, more than a second's worth (%.0f): its clients kept picking it", lost, pod, rate)
+	}
+}
+
 func checkDeletedPod(ctx context.Context, t *testing.T, a *live.Active) {
 	const pod, grace = "backend-0", 15 * time.Second
 	received := func() float64 {
@@ -244,4 +279,32 @@ func checkDegradedNode(ctx context.Context, t *testing.T, a *live.Active, before
 		}
 	}
 	t.Errorf("%s cut to a fifth of its cores: its weight %d is not lower %s later (rows at the start %v)", node, start, 4*cycle, before)
+}
+
+// busiest is the pod of a component that received the most requests over
+// two seconds.
+func busiest(ctx context.Context, t *testing.T, a *live.Active, component string) string {
+	t.Helper()
+	total := func() map[string]float64 {
+		got, err := a.Received(ctx, component)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for pod, bySource := range got {
+			for _, n := range bySource {
+				out[pod] += n
+			}
+		}
+		return out
+	}
+	before := total()
+	time.Sleep(2 * time.Second)
+	best, most := "", -1.0
+	for pod, n := range total() {
+		if d := n - before[pod]; d > most {
+			best, most = pod, d
+		}
+	}
+	return best
 }

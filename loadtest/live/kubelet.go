@@ -228,9 +228,17 @@ func progressLines(r io.Reader, f func(genStatus)) {
 // running reports whether a pod's process runs.
 func (k *kubelet) running(ns, name string) bool {
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	_, ok := k.procs[ns+"/"+name]
-	return ok
+	p, ok := k.procs[ns+"/"+name]
+	k.mu.Unlock()
+	if !ok {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
 }
 
 // deletePod deletes a pod's object at once and stops its process after
@@ -248,4 +256,15 @@ func (k *kubelet) deletePod(ctx context.Context, ns, name string, grace time.Dur
 		_ = k.stopPod(context.Background(), ns, name)
 	}()
 	return nil
+}
+
+// kill sends a pod's process SIGKILL and leaves everything else as it is.
+func (k *kubelet) kill(ns, name string) error {
+	k.mu.Lock()
+	p := k.procs[ns+"/"+name]
+	k.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("pod %s/%s is not running", ns, name)
+	}
+	return p.cmd.Process.Kill()
 }

@@ -24,23 +24,43 @@ type Comparison struct {
 // Ratio is live P99 ÷ lab P99: the lab's fidelity for the run.
 func (c Comparison) Ratio() float64 { return c.Live.P99Ms / c.Lab.P99Ms }
 
-// WriteReport writes dir/report.md: live beside lab run by run, the two
-// rankings by P99, the lab's own table of the live runs, and the
-// generator's precision; and the lab's plots of the live runs.
+// WriteReport writes dir/report.md (the comparison, then the lab's own
+// table of the live runs) and the lab's plots of the live runs.
 func WriteReport(dir, title string, cs []Comparison) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: live beside the lab\n\n", title)
+	b.WriteString(ComparisonMarkdown(cs))
+	var lives []*emulator.Result
+	for _, c := range cs {
+		lives = append(lives, c.Live)
+	}
+	if err := report.Markdown(&b, title+" (live runs, the lab's table)", lives); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return "", err
+	}
+	if _, err := report.Plots(dir, title+" (live)", lives); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// ComparisonMarkdown is live beside lab run by run, the two rankings by
+// P99, the generator's send-time error, and each component's CPU per
+// request and utilisation.
+func ComparisonMarkdown(cs []Comparison) string {
+	var b strings.Builder
 	b.WriteString("| run | live P99 ms | lab P99 ms | live ÷ lab | live P50 ms | lab P50 ms | live failures | lab failures | live worst util max–min | lab worst util max–min | replica-seconds |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	var lives []*emulator.Result
 	for _, c := range cs {
 		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %d | %d | %s | %s | %.0f |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Ratio(),
 			c.Live.P50Ms, c.Lab.P50Ms, failures(c.Live), failures(c.Lab), pct(c.Live.UtilGap), pct(c.Lab.UtilGap), c.Live.ReplicaSeconds)
-		lives = append(lives, c.Live)
 	}
 	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
 		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
-	b.WriteString("Load generator, send time after the scheduled one (µs):\n\n| run | P50 | P99 | max |\n|---|---:|---:|---:|\n")
+	b.WriteString("The load generator's send time after the scheduled one (µs):\n\n| run | P50 | P99 | max |\n|---|---:|---:|---:|\n")
 	for _, c := range cs {
 		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", c.Live.Run, c.Lag.P50, c.Lag.P99, c.Lag.Max)
 	}
@@ -53,17 +73,28 @@ func WriteReport(dir, title string, cs []Comparison) (string, error) {
 		}
 	}
 	b.WriteString("\n")
-	if err := report.Markdown(&b, title+" (live runs, the lab's table)", lives); err != nil {
-		return "", err
+	return b.String()
+}
+
+// SummaryMarkers are the markers of a scenario's block in a Markdown file
+// that --summary replaces (docs/live.md).
+func SummaryMarkers(scenario string) (begin, end string) {
+	return "<!-- artt-live " + scenario + " begin -->", "<!-- artt-live " + scenario + " end -->"
+}
+
+// WriteSummary replaces a scenario's block in the Markdown file at path
+// with the comparison, headed by when and where it ran.
+func WriteSummary(path, scenario, heading string, cs []Comparison) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
 	}
-	path := filepath.Join(dir, "report.md")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return "", err
+	begin, end := SummaryMarkers(scenario)
+	out, err := report.IntoMarkdownBetween(string(doc), begin, end, heading+"\n\n"+ComparisonMarkdown(cs))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if _, err := report.Plots(dir, title+" (live)", lives); err != nil {
-		return "", err
-	}
-	return path, nil
+	return os.WriteFile(path, []byte(out), 0o644)
 }
 
 // Ranking is the runs' labels from the lowest P99 to the highest.

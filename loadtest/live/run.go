@@ -28,6 +28,7 @@ type Active struct {
 	Started time.Time
 	index   int
 	counts  atomic.Pointer[loadgen.Counts]
+	traffic *trafficSet // nil unless artt-traffic routes the run
 }
 
 // During, when set, runs beside a run's load from the moment it starts
@@ -75,14 +76,15 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 	if err := h.waitEndpoints(ctx, ns); err != nil {
 		return nil, err
 	}
+	a := &Active{H: h, Namespace: ns, Run: run, index: i}
 	if managed {
-		stop, err := startTraffic(ctx, h.Cluster, run.Routing, h.opts.Dir, ns, h.Plan.Scenario.Control.TrafficCycle.Duration, h.Plan.Scenario.Control.SampleInterval.Duration)
-		if err != nil {
+		var err error
+		if a.traffic, err = startTraffic(ctx, h.Cluster, run.Routing, h.opts.Dir, ns, h.Plan.Scenario.Control.TrafficCycle.Duration, h.Plan.Scenario.Control.SampleInterval.Duration); err != nil {
 			return nil, err
 		}
-		defer stop()
+		defer a.traffic.Stop()
 	}
-	return h.measure(ctx, &Active{H: h, Namespace: ns, Run: run, index: i}, during)
+	return h.measure(ctx, a, during)
 }
 
 // balancer is the DestinationRule's policy inside a locality for a run

@@ -58,10 +58,16 @@ func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) erro
 // IntoMarkdown replaces the text between SummaryBegin and SummaryEnd in doc
 // with table, or returns an error naming the missing marker.
 func IntoMarkdown(doc, table string) (string, error) {
-	i := strings.Index(doc, SummaryBegin)
-	j := strings.Index(doc, SummaryEnd)
+	return IntoMarkdownBetween(doc, SummaryBegin, SummaryEnd, table)
+}
+
+// IntoMarkdownBetween replaces what stands between the markers begin and
+// end of doc with text.
+func IntoMarkdownBetween(doc, begin, end, text string) (string, error) {
+	i := strings.Index(doc, begin)
+	j := strings.Index(doc, end)
 	if i < 0 || j < i {
-		return "", fmt.Errorf("no %s … %s block to replace", SummaryBegin, SummaryEnd)
+		return "", fmt.Errorf("no %s … %s block to replace", begin, end)
 	}
-	return doc[:i+len(SummaryBegin)] + "\n" + table + doc[j:], nil
+	return doc[:i+len(begin)] + "\n" + text + doc[j:], nil
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -52,6 +53,9 @@ type Server struct {
 	conns   []callee
 	metrics *Metrics
 	orca    orca.ServerMetricsRecorder
+	// burned is the CPU spent on requests' work, in nanoseconds.
+	burned   atomic.Int64
+	overhead overhead
 
 	mu  sync.Mutex
 	rng *rand.Rand
@@ -150,10 +154,11 @@ func (s *Server) serve(ctx context.Context) error {
 	md, _ := metadata.FromIncomingContext(ctx)
 	from, fromWorkload := first(md, CallerNodeKey), first(md, CallerWorkloadKey)
 	s.sleepHop(from)
+	mean := s.comp.CPUPerRequest.Seconds() / s.speed
 	s.mu.Lock()
-	work := s.comp.DrawCPU(s.rng) / s.speed
+	work := s.comp.DrawCPU(s.rng) / s.speed * s.overhead.scale(mean)
 	s.mu.Unlock()
-	Burn(time.Duration(work * float64(time.Second)))
+	s.burned.Add(int64(Burn(time.Duration(work * float64(time.Second)))))
 	out := metadata.AppendToOutgoingContext(ctx, CallerNodeKey, s.cfg.Node, CallerWorkloadKey, ObjectName(s.cfg.Component))
 	var err error
 	for _, c := range s.conns {
@@ -183,14 +188,15 @@ func (s *Server) sleepHop(from string) {
 	time.Sleep(time.Duration(ms * float64(time.Millisecond)))
 }
 
-// reportLoad updates, every second, what ORCA reports with each answer:
-// the pod's CPU utilisation of its limit and its rate of requests.
+// reportLoad updates, every second, what ORCA reports with each answer
+// (the pod's CPU utilisation of its limit and its rate of requests) and
+// the overhead each request's work makes room for.
 func (s *Server) reportLoad(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	lastCPU, _ := ReadCPUAcct(s.cfg.CPUAcct)
 	lastAt := time.Now()
-	var lastServed float64
+	var lastServed, lastBurned float64
 	for {
 		select {
 		case <-ctx.Done():
@@ -201,11 +207,12 @@ func (s *Server) reportLoad(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		served := s.metrics.served()
+		served, burned := s.metrics.served(), float64(s.burned.Load())/1e9
 		dt := time.Since(lastAt).Seconds()
 		s.orca.SetCPUUtilization((cpu - lastCPU) / dt / s.cfg.Limit)
 		s.orca.SetQPS((served - lastServed) / dt)
-		lastCPU, lastServed, lastAt = cpu, served, time.Now()
+		s.overhead.observe(cpu-lastCPU, burned-lastBurned, served-lastServed)
+		lastCPU, lastServed, lastBurned, lastAt = cpu, served, burned, time.Now()
 	}
 }
 

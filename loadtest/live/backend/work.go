@@ -11,25 +11,28 @@ import (
 // sink keeps the busy loop's arithmetic from being optimised away.
 var sink uint64
 
-// Burn spends d of this thread's CPU time. The goroutine is locked to its
+// Burn spends d of this thread's CPU time and returns what it spent. The goroutine is locked to its
 // thread, and the thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID) is
 // read, so time spent throttled by the cgroup's quota or preempted by
 // another request does not count: the request gets exactly d of CPU, as a
 // request with that much work would, however long that takes on the wall.
-func Burn(d time.Duration) {
+func Burn(d time.Duration) time.Duration {
 	if d <= 0 {
-		return
+		return 0
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := threadCPU()
 	x := sink | 1
-	for threadCPU()-start < d {
+	spent := time.Duration(0)
+	for spent < d {
 		for range 2000 {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
+		spent = threadCPU() - start
 	}
 	sink = x
+	return spent
 }
 
 func threadCPU() time.Duration {

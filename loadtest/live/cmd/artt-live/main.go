@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -49,8 +50,8 @@ Flags:
 `
 
 type options struct {
-	out, policies string
-	maxCores      float64
+	out, policies, summary string
+	maxCores               float64
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -66,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	opts := &options{}
 	fs.StringVar(&opts.out, "out", "out/live", "directory for the report, the logs and the requests; the scenario gets a subdirectory")
 	fs.StringVar(&opts.policies, "policies", "", "comma-separated run names or routings to keep (default: every run)")
+	fs.StringVar(&opts.summary, "summary", "", "also write the comparison into this Markdown file, between the scenario's artt-live markers (docs/live.md)")
 	fs.Float64Var(&opts.maxCores, "max-cores", live.DefaultMaxCores, "the most cores the scenario's nodes may have in all")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -133,6 +135,10 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	}
 	live.PrintSummary(stdout, cs)
 	fmt.Fprintln(stdout, "report:", path)
+	if opts.summary != "" {
+		heading := fmt.Sprintf("`%s`, run %s on %d cores (%s/%s):", plan.Scenario.Name, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+		return live.WriteSummary(opts.summary, plan.Scenario.Name, heading, cs)
+	}
 	return nil
 }
 

@@ -1,0 +1,51 @@
+package backend
+
+import (
+	"math"
+	"sync"
+)
+
+// overhead keeps a pod's CPU per request equal to the scenario's. A real
+// server spends CPU beside a request's work: gRPC and HTTP/2 on both ends
+// of each call, the metrics, the runtime. The scenario's cpuPerRequest is
+// the whole of it, as a cluster's cAdvisor counts it and as artt-lab
+// import reads it, so the work each request burns is its draw scaled by
+// 1 − overhead ÷ mean, with the overhead measured: the pod cgroup's CPU
+// less the CPU burned, per request answered, smoothed over seconds. Until
+// the first measurement the work is the draw.
+type overhead struct {
+	mu     sync.Mutex
+	perReq float64 // seconds of CPU per request beside the work
+	known  bool
+}
+
+// overheadSmoothing weighs each second's measurement: about three seconds'
+// memory, short beside a warm-up and long beside a second's noise.
+const overheadSmoothing = 0.3
+
+// observe takes one interval's CPU of the cgroup, CPU burned and requests
+// answered.
+func (o *overhead) observe(cgroupCPU, burned, served float64) {
+	if served <= 0 {
+		return
+	}
+	per := math.Max(0, (cgroupCPU-burned)/served)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.known {
+		o.perReq, o.known = per, true
+		return
+	}
+	o.perReq += overheadSmoothing * (per - o.perReq)
+}
+
+// scale is what a request's draw is multiplied by, for a mean work of mean
+// seconds.
+func (o *overhead) scale(mean float64) float64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.known || mean <= 0 {
+		return 1
+	}
+	return math.Max(0, 1-o.perReq/mean)
+}
