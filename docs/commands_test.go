@@ -93,4 +93,45 @@ func TestEveryDocumentedCommandRuns(t *testing.T) {
 	if ran < 4 {
 		t.Errorf("ran %d commands: the README's and docs' sh blocks were not found", ran)
 	}
+	checkFigures(t)
+}
+
+var (
+	namedPlot    = regexp.MustCompile("`([a-z0-9-]+\\.png)`")
+	embeddedPlot = regexp.MustCompile(`!\[[^\]]*\]\(([^)]+\.png)\)`)
+)
+
+// checkFigures checks, once make demo has run, that every plot the README
+// names in backquotes is among the files it wrote in out/demo, and that
+// every image the docs embed exists.
+func checkFigures(t *testing.T) {
+	t.Helper()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := namedPlot.FindAllStringSubmatch(string(readme), -1)
+	if len(named) == 0 {
+		t.Error("the README names no plot")
+	}
+	for _, m := range named {
+		if _, err := os.Stat(filepath.Join("..", "out", "demo", m[1])); err != nil {
+			t.Errorf("the README names %s; make demo did not write it: %v", m[1], err)
+		}
+	}
+	docs, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range docs {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range embeddedPlot.FindAllStringSubmatch(string(text), -1) {
+			if _, err := os.Stat(m[1]); err != nil {
+				t.Errorf("%s embeds %s, which does not exist", f, m[1])
+			}
+		}
+	}
 }

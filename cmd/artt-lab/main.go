@@ -268,7 +268,7 @@ func write(l loadtest.Loaded, results []*emulator.Result, took time.Duration, op
 	fmt.Fprintln(stdout, md.String())
 	written := []string{filepath.Join(dir, "report.md"), filepath.Join(dir, "report.csv"), filepath.Join(dir, "report.json")}
 	if !opts.noPlots {
-		plots, err := report.Plots(dir, l.Scenario.Name, results)
+		plots, err := report.Plots(dir, title, results)
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,10 @@ type Result struct {
 	// differ by design).
 	UtilGap, UtilRatio float64
 	// Components is that balance per component, in the scenario's order.
-	Components     []ComponentBalance
+	Components []ComponentBalance
+	// PodMinSeconds is the shortest life a pod needed to count in the
+	// utilisation figures (one sample interval).
+	PodMinSeconds  float64
 	ReplicaSeconds float64
 	ScalingEvents  int
 	Allocations    int
@@ -322,6 +325,7 @@ func (r *Result) SummarizeLatencies() {
 // min over pods that lived at least minLife seconds, and the balance of
 // each of components (in that order) and the worst of them.
 func (r *Result) SummarizePods(components []string, minLife float64) {
+	r.PodMinSeconds = minLife
 	r.UtilMin, r.UtilMax = math.Inf(1), math.Inf(-1)
 	var utilSum float64
 	var counted int

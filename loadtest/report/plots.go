@@ -2,8 +2,7 @@ package report
 
 import (
 	"fmt"
-	"image/color"
-	"math"
+	"os"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -11,40 +10,133 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/artt-dev/artt/loadtest/emulator"
 )
 
-// Plots writes latency-cdf.png, p99-over-time.png, replicas-over-time.png
-// and cpu-per-pod.png into dir, and cost-p99.png and cost-success.png when
-// the runs include an HPA sweep, and returns their paths.
+// A figure is one file: a plot of one group of runs, or of the whole
+// scenario.
+type figure struct {
+	file string
+	draw func(path string) error
+}
+
+// Plots writes the scenario's figures into dir and returns their paths.
+// Routing comparisons (runs without an autoscaler) and autoscaling ones
+// are drawn apart, so no figure mixes the two questions: for each group
+// present, latency-ccdf-GROUP.png (the tail, log–log), p99-over-time-
+// GROUP.png and balance-GROUP.png (each component's pods' utilisation, one
+// panel per component); for autoscaled runs also replicas-over-time.png;
+// and, when the runs include a sweep, cost-p99.png and cost-success.png
+// (every sweep's frontier, the floor, each autoscaler). title names the
+// scenario and its seed.
 func Plots(dir, title string, results []*emulator.Result) ([]string, error) {
-	type maker struct {
-		file string
-		make func(string, []*emulator.Result) (*plot.Plot, error)
+	var figs []figure
+	for _, g := range groups(results) {
+		figs = append(figs,
+			single("latency-ccdf-"+g.name+".png", func() (*plot.Plot, error) { return latencyCCDF(title+", "+g.caption, g.runs) }),
+			single("p99-over-time-"+g.name+".png", func() (*plot.Plot, error) { return p99OverTime(title+", "+g.caption, g.runs) }),
+			figure{"balance-" + g.name + ".png", func(path string) error { return balance(path, title+", "+g.caption, g.runs) }},
+		)
+		if g.name == "autoscaling" {
+			figs = append(figs, single("replicas-over-time.png", func() (*plot.Plot, error) { return replicasOverTime(title, g.runs) }))
+		}
 	}
-	makers := []maker{
-		{"latency-cdf.png", latencyCDF},
-		{"p99-over-time.png", p99OverTime},
-		{"replicas-over-time.png", replicasOverTime},
-		{"cpu-per-pod.png", cpuPerPod},
-	}
-	if NewFrontier(results) != nil {
-		makers = append(makers, maker{"cost-p99.png", costP99}, maker{"cost-success.png", costSuccess})
+	if hasSweep(results) {
+		figs = append(figs,
+			single("cost-p99.png", func() (*plot.Plot, error) { return costP99(title, results) }),
+			single("cost-success.png", func() (*plot.Plot, error) { return costSuccess(title, results) }))
 	}
 	var paths []string
-	for _, m := range makers {
-		p, err := m.make(title, results)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.file, err)
-		}
-		path := filepath.Join(dir, m.file)
-		if err := p.Save(9*vg.Inch, 5*vg.Inch, path); err != nil {
-			return nil, fmt.Errorf("%s: %w", m.file, err)
+	for _, f := range figs {
+		path := filepath.Join(dir, f.file)
+		if err := f.draw(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.file, err)
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// single is a figure of one plot at the reports' size, its legend in a
+// column of its own beside the data, where it can hide no curve.
+func single(file string, make func() (*plot.Plot, error)) figure {
+	return figure{file, func(path string) error {
+		p, err := make()
+		if err != nil {
+			return err
+		}
+		return saveWithLegendBeside(p, path)
+	}}
+}
+
+// legendWidth fits a run's name such as least-request+artt-hpa-welford.
+const legendWidth = 2.6 * vg.Inch
+
+func saveWithLegendBeside(p *plot.Plot, path string) error {
+	const width, height = 10 * vg.Inch, 5 * vg.Inch
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	img := vgimg.New(width, height)
+	dc := draw.New(img)
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	legend.Top, legend.Left = true, true
+	legend.YOffs = -p.Title.TextStyle.Height(p.Title.Text) - vg.Points(16)
+	legend.Draw(draw.Crop(dc, width-legendWidth+vg.Points(8), 0, 0, 0))
+	return writePNG(img, path)
+}
+
+func writePNG(img *vgimg.Canvas, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// group is runs that answer one question.
+type group struct {
+	name, caption string
+	runs          []*emulator.Result
+}
+
+// groups splits the runs: routing runs (no autoscaler), and autoscaled
+// runs with the floor as their reference. Sweep runs are drawn only on the
+// cost plots, as frontiers: a figure of every sweep point's curve has more
+// series than a reader can tell apart.
+func groups(results []*emulator.Result) []group {
+	routing := group{name: "routing", caption: "routing runs (fixed replicas)"}
+	scaled := group{name: "autoscaling", caption: "autoscaled runs"}
+	for _, r := range results {
+		switch {
+		case r.Frontier:
+		case r.Autoscaling == "" || r.Autoscaling == "none":
+			routing.runs = append(routing.runs, r)
+		default:
+			scaled.runs = append(scaled.runs, r)
+		}
+	}
+	var out []group
+	for _, g := range []group{routing, scaled} {
+		if len(g.runs) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func hasSweep(results []*emulator.Result) bool {
+	for _, s := range Sweeps {
+		if NewSweep(results, s.Autoscaling) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -70,151 +162,4 @@ func addRunLine(p *plot.Plot, xy plotter.XYs, i int, name string) error {
 	p.Add(l)
 	p.Legend.Add(name, l)
 	return nil
-}
-
-// latencyCDF: fraction of successful requests at or below each latency,
-// log latency axis; each run's curve ends below 1 by its failure rate.
-func latencyCDF(title string, results []*emulator.Result) (*plot.Plot, error) {
-	p := newPlot(title+": latency CDF (successful requests; curves end at the success rate)", "latency (ms, log scale)", "fraction of requests")
-	p.Legend.Top, p.Legend.Left = false, false
-	drawn := false
-	defer func() {
-		// A log axis over no data has no range; leave it linear then.
-		if drawn {
-			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-		}
-	}()
-	for i, r := range results {
-		n := len(r.LatenciesMs)
-		if n == 0 {
-			continue
-		}
-		const points = 400
-		xy := make(plotter.XYs, 0, points)
-		for k := 0; k <= points; k++ {
-			q := float64(k) / points
-			idx := min(int(q*float64(n-1)), n-1)
-			v := math.Max(r.LatenciesMs[idx], 1e-3)
-			xy = append(xy, plotter.XY{X: v, Y: q * r.SuccessRate})
-		}
-		if err := addRunLine(p, xy, i, r.Run); err != nil {
-			return nil, err
-		}
-		drawn = true
-	}
-	return p, nil
-}
-
-func p99OverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
-	p := newPlot(title+": P99 latency per sample interval", "time (s)", "P99 (ms, log scale)")
-	drawn := false
-	defer func() {
-		if drawn {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		}
-	}()
-	for i, r := range results {
-		var xy plotter.XYs
-		for _, pt := range r.Series {
-			if !math.IsNaN(pt.P99Ms) && pt.P99Ms > 0 {
-				xy = append(xy, plotter.XY{X: pt.T, Y: pt.P99Ms})
-			}
-		}
-		if len(xy) == 0 {
-			continue
-		}
-		if err := addRunLine(p, xy, i, r.Run); err != nil {
-			return nil, err
-		}
-		drawn = true
-	}
-	return p, nil
-}
-
-func replicasOverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
-	p := newPlot(title+": ready replicas (all components) and offered load", "time (s)", "ready replicas")
-	maxRate, maxRep := 0.0, 0.0
-	for _, r := range results {
-		for _, pt := range r.Series {
-			maxRate = math.Max(maxRate, pt.Rate)
-			maxRep = math.Max(maxRep, float64(totalReplicas(pt)))
-		}
-	}
-	for i, r := range results {
-		var xy plotter.XYs
-		for _, pt := range r.Series {
-			xy = append(xy, plotter.XY{X: pt.T, Y: float64(totalReplicas(pt))})
-		}
-		if err := addRunLine(p, xy, i, r.Run); err != nil {
-			return nil, err
-		}
-	}
-	if len(results) > 0 && maxRate > 0 {
-		// The offered load, scaled onto the replica axis, in grey.
-		var xy plotter.XYs
-		for _, pt := range results[0].Series {
-			xy = append(xy, plotter.XY{X: pt.T, Y: pt.Rate / maxRate * maxRep})
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = color.Gray{Y: 170}
-		l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("load (max %.0f req/s)", maxRate), l)
-	}
-	return p, nil
-}
-
-// cpuPerPod: one box per run over its pods' mean CPU utilisation, with the
-// pods as dots.
-func cpuPerPod(title string, results []*emulator.Result) (*plot.Plot, error) {
-	p := newPlot(title+": mean CPU utilisation per pod (box: quartiles; dots: pods)", "", "CPU utilisation of the limit (%)")
-	p.Legend.Top = true
-	var names []string
-	for i, r := range results {
-		var vals plotter.Values
-		var dots plotter.XYs
-		for j, pod := range r.Pods {
-			if math.IsNaN(pod.Utilization) {
-				continue
-			}
-			vals = append(vals, 100*pod.Utilization)
-			jitter := (float64(j%7) - 3) * 0.04
-			dots = append(dots, plotter.XY{X: float64(i) + jitter, Y: 100 * pod.Utilization})
-		}
-		names = append(names, r.Run)
-		if len(vals) == 0 {
-			continue
-		}
-		box, err := plotter.NewBoxPlot(vg.Points(40), float64(i), vals)
-		if err != nil {
-			return nil, err
-		}
-		box.FillColor = color.RGBA{R: 200, G: 215, B: 235, A: 255}
-		p.Add(box)
-		sc, err := plotter.NewScatter(dots)
-		if err != nil {
-			return nil, err
-		}
-		sc.GlyphStyle.Color = plotutil.Color(i)
-		sc.GlyphStyle.Radius = vg.Points(2)
-		sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		p.Add(sc)
-	}
-	p.NominalX(names...)
-	p.Legend = plot.NewLegend()
-	return p, nil
-}
-
-// totalReplicas is the ready replicas of every component at a point.
-func totalReplicas(pt emulator.Point) int {
-	total := 0
-	for _, n := range pt.Replicas {
-		total += n
-	}
-	return total
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,8 +66,13 @@ func TestPlotsWritePNGs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 4 {
-		t.Fatalf("%d plots", len(paths))
+	// Routing runs only: the routing group's three figures, no cost plots.
+	var names []string
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	if want := []string{"latency-ccdf-routing.png", "p99-over-time-routing.png", "balance-routing.png"}; !slices.Equal(names, want) {
+		t.Fatalf("plots %v, want %v", names, want)
 	}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
