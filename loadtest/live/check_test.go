@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+
+	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live"
 )
 
@@ -38,17 +42,22 @@ func TestLiveCheck(t *testing.T) {
 			keepLogs(t, dir)
 		}
 	}()
+	var faults []fault
 	m, err := h.Run(ctx, 0, func(ctx context.Context, a *live.Active) error {
 		rows, err := firstRows(ctx, a, 90*time.Second)
 		if err != nil {
 			return err
 		}
-		t.Run("shares follow the rows", func(t *testing.T) { checkShares(ctx, t, a) })
-		t.Run("no request lost across an istiod restart", func(t *testing.T) { checkIstiodRestart(ctx, t, a) })
-		t.Run("no request lost across a leader change", func(t *testing.T) { checkLeaderChange(ctx, t, a) })
-		t.Run("a killed pod costs its requests in flight", func(t *testing.T) { checkKilledPod(ctx, t, a) })
-		t.Run("a deleted pod's share goes to zero", func(t *testing.T) { checkDeletedPod(ctx, t, a) })
-		t.Run("a degraded node loses its traffic", func(t *testing.T) { checkDegradedNode(ctx, t, a, rows) })
+		at := func(name string) { faults = append(faults, fault{name, time.Since(a.Started).Seconds()}) }
+		t.Run("shares follow the rows", func(t *testing.T) { at("none (the shares' window)"); checkShares(ctx, t, a) })
+		t.Run("no request lost across an istiod restart", func(t *testing.T) { at("istiod restarted"); checkIstiodRestart(ctx, t, a) })
+		t.Run("no request lost across a leader change", func(t *testing.T) { at("artt-traffic's leader stopped"); checkLeaderChange(ctx, t, a) })
+		t.Run("a deleted pod's share goes to zero", func(t *testing.T) { at("the busiest backend deleted"); checkDeletedPod(ctx, t, a) })
+		t.Run("a killed pod costs its requests in flight", func(t *testing.T) { at("the busiest frontend killed"); checkKilledPod(ctx, t, a) })
+		t.Run("a degraded node loses its traffic", func(t *testing.T) {
+			at("the busiest backend's node cut to a fifth")
+			checkDegradedNode(ctx, t, a, rows)
+		})
 		return nil
 	})
 	if err != nil {
@@ -56,6 +65,35 @@ func TestLiveCheck(t *testing.T) {
 	}
 	r := h.Result(m)
 	t.Logf("run: %d requests, P99 %.1f ms, %d failed; send lag %+v", r.Requests, r.P99Ms, r.Timeouts+r.Errors, live.SendLag(m))
+	for _, f := range faults {
+		sent, lost, p99 := window(m, f.at, f.at+10)
+		t.Logf("%s at %.0f s: of the %d requests sent in the next 10 s, %d lost; P99 of the rest %.1f ms", f.name, f.at, sent, lost, p99)
+	}
+}
+
+// fault is an event of the check, at seconds from the load's start.
+type fault struct {
+	name string
+	at   float64
+}
+
+// window counts the requests scheduled in [from, to) seconds, those that
+// failed, and the P99 of the others.
+func window(m *live.Measured, from, to float64) (sent, lost int, p99 float64) {
+	var lat []float64
+	for _, r := range m.Records {
+		if r.At < from || r.At >= to {
+			continue
+		}
+		sent++
+		if r.Code != codes.OK {
+			lost++
+		} else {
+			lat = append(lat, r.LatencyMs)
+		}
+	}
+	slices.Sort(lat)
+	return sent, lost, emulator.Quantile(lat, 0.99)
 }
 
 // keepLogs copies the harness's logs out of the test's temporary folder.
@@ -217,7 +255,8 @@ func checkKilledPod(ctx context.Context, t *testing.T, a *live.Active) {
 }
 
 func checkDeletedPod(ctx context.Context, t *testing.T, a *live.Active) {
-	const pod, grace = "backend-0", 15 * time.Second
+	const grace = 15 * time.Second
+	pod := busiest(ctx, t, a, "backend")
 	received := func() float64 {
 		got, err := a.Received(ctx, "backend")
 		if err != nil {
@@ -229,7 +268,12 @@ func checkDeletedPod(ctx context.Context, t *testing.T, a *live.Active) {
 		}
 		return total
 	}
+	first := received()
+	time.Sleep(time.Second)
 	last, lastAt := received(), time.Now()
+	if last == first {
+		t.Fatalf("%s received nothing in the second before its deletion: the deletion would not be exercised", pod)
+	}
 	deleted := time.Now()
 	if err := a.DeletePod(ctx, pod, grace); err != nil {
 		t.Fatal(err)
@@ -249,7 +293,7 @@ func checkDeletedPod(ctx context.Context, t *testing.T, a *live.Active) {
 }
 
 func checkDegradedNode(ctx context.Context, t *testing.T, a *live.Active, before live.Rows) {
-	const node = "n3"
+	node := a.PodNode(busiest(ctx, t, a, "backend"))
 	weightTo := func(rows live.Rows) (sum uint32) {
 		for _, to := range rows {
 			sum += to[live.Locality(node)]

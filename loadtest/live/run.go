@@ -163,34 +163,10 @@ func (h *Harness) cleanUp(ns string) {
 func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measured, error) {
 	sc := h.Plan.Scenario
 	records := filepath.Join(h.opts.Dir, a.Namespace+"-requests.csv")
-	ip := podIP(a.index, ingressIndex)
-	out, err := h.kubelet.startPod(ctx, a.Namespace, ingressWorkload+"-0", ingressWorkload, h.Plan.IngressNode, ip, 1, "loadgen",
-		"--entry="+sc.Application.Entry, "--duration="+sc.Duration.String(), "--records="+records, fmt.Sprintf("--seed=%d", sc.Seed))
+	finished, err := h.startLoad(ctx, a, records)
 	if err != nil {
 		return nil, err
 	}
-	started := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		once := false
-		progressLines(out, func(s genStatus) {
-			if s.Started && !once {
-				once = true
-				close(started)
-			}
-			h.opts.Progress.Counts(s.Counts)
-			a.counts.Store(&s.Counts)
-		})
-		close(finished)
-	}()
-	select {
-	case <-started:
-	case <-finished:
-		return nil, fmt.Errorf("the load generator stopped before it sent (log %s)", filepath.Join(h.opts.Dir, a.Namespace+"-ingress-0.log"))
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	a.Started = time.Now()
 	tick, stopTick := context.WithCancel(ctx)
 	defer stopTick()
 	go h.opts.Progress.Tick(tick)
@@ -229,6 +205,39 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 		return nil, err
 	}
 	return m, nil
+}
+
+// startLoad starts the load generator as the gateway's pod and waits until
+// it sends; the channel closes when it has written its records and ended.
+func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-chan struct{}, error) {
+	sc := h.Plan.Scenario
+	out, err := h.kubelet.startPod(ctx, a.Namespace, ingressWorkload+"-0", ingressWorkload, h.Plan.IngressNode, podIP(a.index, ingressIndex), 1, "loadgen",
+		"--entry="+sc.Application.Entry, "--duration="+sc.Duration.String(), "--records="+records, fmt.Sprintf("--seed=%d", sc.Seed))
+	if err != nil {
+		return nil, err
+	}
+	started, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		once := false
+		progressLines(out, func(s genStatus) {
+			if s.Started && !once {
+				once = true
+				close(started)
+			}
+			h.opts.Progress.Counts(s.Counts)
+			a.counts.Store(&s.Counts)
+		})
+		close(finished)
+	}()
+	select {
+	case <-started:
+		a.Started = time.Now()
+		return finished, nil
+	case <-finished:
+		return nil, fmt.Errorf("the load generator stopped before it sent (log %s)", filepath.Join(h.opts.Dir, a.Namespace+"-"+ingressWorkload+"-0.log"))
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // countersAt waits until at and reads every backend's CPU counter and
