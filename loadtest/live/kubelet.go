@@ -64,22 +64,36 @@ func (k *kubelet) bootstrap(ns, pod, ip, workload string) (string, error) {
 	return string(b), err
 }
 
+// podStart is a pod for the kubelet to run: its object's fields, the part
+// its process plays (RoleEnv) and that role's flags.
+type podStart struct {
+	ns, name, workload, node, ip string
+	limit, request               float64
+	role                         string
+	args                         []string
+}
+
 // startPod creates a pod's object, address and cgroups, starts its
-// process with args, and marks it Ready once it listens on its gRPC port
-// (role backend) or starts (loadgen, whose stdout is returned).
-func (k *kubelet) startPod(ctx context.Context, ns, name, workload, node, ip string, limit float64, role string, args ...string) (io.Reader, error) {
-	pod, err := createPod(ctx, k.cluster, ns, name, workload, node, limit)
+// process, and marks it Ready once it listens on its gRPC port (role
+// backend) or starts (loadgen, whose stdout is returned).
+func (k *kubelet) startPod(ctx context.Context, s podStart) (io.Reader, error) {
+	ns, name, node, ip, limit, role := s.ns, s.name, s.node, s.ip, s.limit, s.role
+	pod, err := createPod(ctx, k.cluster, s)
 	if err != nil {
 		return nil, err
 	}
 	if err := addAddress(ip); err != nil {
 		return nil, err
 	}
-	cpuacct, err := k.cgroups.AddPod(node, name, limit)
-	if err != nil {
-		return nil, err
+	// The gateway is not a node's workload: the lab's costs its node
+	// nothing, so the generator runs outside every node's quota.
+	cpuacct := ""
+	if role == "backend" {
+		if cpuacct, err = k.cgroups.AddPod(node, name, limit); err != nil {
+			return nil, err
+		}
 	}
-	boot, err := k.bootstrap(ns, name, ip, workload)
+	boot, err := k.bootstrap(ns, name, ip, s.workload)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +105,7 @@ func (k *kubelet) startPod(ctx context.Context, ns, name, workload, node, ip str
 	if role == "backend" {
 		common = append(common, "--cpuacct="+cpuacct, "--limit="+strconv.FormatFloat(limit, 'g', -1, 64))
 	}
-	cmd := exec.CommandContext(ctx, k.exe, append(common, args...)...)
+	cmd := exec.CommandContext(ctx, k.exe, append(common, s.args...)...)
 	cmd.Env = append(os.Environ(), RoleEnv+"="+role, "GRPC_XDS_BOOTSTRAP_CONFIG="+boot)
 	cmd.Stderr = log
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
@@ -113,8 +127,10 @@ func (k *kubelet) startPod(ctx context.Context, ns, name, workload, node, ip str
 	k.mu.Lock()
 	k.procs[ns+"/"+name] = p
 	k.mu.Unlock()
-	if err := k.cgroups.Join(node, name, cmd.Process.Pid); err != nil {
-		return nil, err
+	if cpuacct != "" {
+		if err := k.cgroups.Join(node, name, cmd.Process.Pid); err != nil {
+			return nil, err
+		}
 	}
 	if role == "backend" {
 		if err := waitListening(ctx, net.JoinHostPort(ip, strconv.Itoa(backend.Port)), p.exited); err != nil {
@@ -164,6 +180,9 @@ func (k *kubelet) stopPod(ctx context.Context, ns, name string) error {
 		k.mu.Lock()
 		k.final[ns+"/"+name] = v
 		k.mu.Unlock()
+	}
+	if p.cpuacct == "" {
+		return errors.Join(err, stopErr)
 	}
 	return errors.Join(err, stopErr, k.cgroups.RemovePod(p.node, p.pod))
 }

@@ -113,19 +113,21 @@ func createService(ctx context.Context, c *Cluster, ns, name string) error {
 	return nil
 }
 
-// createPod creates a pod bound to its node, with the component's CPU
-// limit, not yet running.
-func createPod(ctx context.Context, c *Cluster, ns, name, workload, node string, limit float64) (*corev1.Pod, error) {
-	cpu := *resource.NewMilliQuantity(int64(limit*1000), resource.DecimalSI)
+// createPod creates a pod bound to its node, with its CPU limit and
+// request, not yet running.
+func createPod(ctx context.Context, c *Cluster, s podStart) (*corev1.Pod, error) {
+	cores := func(v float64) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(int64(v*1000), resource.DecimalSI)}
+	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": workload}},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{
+		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.ns, Labels: map[string]string{"app": s.workload}},
+		Spec: corev1.PodSpec{NodeName: s.node, Containers: []corev1.Container{{
 			Name: "app", Image: "artt-live", Ports: []corev1.ContainerPort{{ContainerPort: backend.Port, Name: "grpc-call"}},
-			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}, Requests: corev1.ResourceList{corev1.ResourceCPU: cpu}},
+			Resources: corev1.ResourceRequirements{Limits: cores(s.limit), Requests: cores(s.request)},
 		}}},
 	}
 	if err := c.Client.Create(ctx, pod); err != nil {
-		return nil, fmt.Errorf("pod %s/%s: %w", ns, name, err)
+		return nil, fmt.Errorf("pod %s/%s: %w", s.ns, s.name, err)
 	}
 	return pod, nil
 }

@@ -45,7 +45,8 @@ type PodSpec struct {
 	Name, Component, Node string
 	// Index is the pod's place among all pods, for its address.
 	Index int
-	Limit float64
+	// Limit and Request are its CPU limit and request, in cores.
+	Limit, Request float64
 }
 
 // NewPlan loads a scenario (a built-in name or a file), checks it against
@@ -85,7 +86,7 @@ func NewPlan(nameOrPath string, maxCores float64) (*Plan, error) {
 		}
 		for i := range c.Replicas {
 			node := c.Placement[i%len(c.Placement)]
-			p.Pods = append(p.Pods, PodSpec{Name: fmt.Sprintf("%s-%d", name, i), Component: c.Name, Node: node, Index: len(p.Pods), Limit: c.CPULimit})
+			p.Pods = append(p.Pods, PodSpec{Name: fmt.Sprintf("%s-%d", name, i), Component: c.Name, Node: node, Index: len(p.Pods), Limit: c.CPULimit, Request: c.CPURequest})
 		}
 	}
 	if len(p.Pods) > 200 {

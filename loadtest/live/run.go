@@ -69,7 +69,8 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 	}
 	for _, pod := range h.Plan.Pods {
 		args := append([]string{"--component=" + pod.Component, fmt.Sprintf("--seed=%d", h.Plan.Scenario.Seed*1000+uint64(pod.Index))}, static...)
-		if _, err := h.kubelet.startPod(ctx, ns, pod.Name, backend.ObjectName(pod.Component), pod.Node, podIP(i, pod.Index), pod.Limit, "backend", args...); err != nil {
+		if _, err := h.kubelet.startPod(ctx, podStart{ns: ns, name: pod.Name, workload: backend.ObjectName(pod.Component), node: pod.Node,
+			ip: podIP(i, pod.Index), limit: pod.Limit, request: pod.Request, role: "backend", args: args}); err != nil {
 			return nil, err
 		}
 	}
@@ -211,8 +212,9 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 // it sends; the channel closes when it has written its records and ended.
 func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-chan struct{}, error) {
 	sc := h.Plan.Scenario
-	out, err := h.kubelet.startPod(ctx, a.Namespace, ingressWorkload+"-0", ingressWorkload, h.Plan.IngressNode, podIP(a.index, ingressIndex), 1, "loadgen",
-		"--entry="+sc.Application.Entry, "--duration="+sc.Duration.String(), "--records="+records, fmt.Sprintf("--seed=%d", sc.Seed))
+	out, err := h.kubelet.startPod(ctx, podStart{ns: a.Namespace, name: ingressWorkload + "-0", workload: ingressWorkload, node: h.Plan.IngressNode,
+		ip: podIP(a.index, ingressIndex), limit: 1, request: 0.1, role: "loadgen",
+		args: []string{"--entry=" + sc.Application.Entry, "--duration=" + sc.Duration.String(), "--records=" + records, fmt.Sprintf("--seed=%d", sc.Seed)}})
 	if err != nil {
 		return nil, err
 	}
