@@ -43,13 +43,13 @@ func balance(path, title string, results []*emulator.Result) error {
 		panels[i/cols][i%cols] = empty
 	}
 	height := vg.Length(rows) * (vg.Inch + vg.Length(len(results))*vg.Points(22))
-	img := vgimg.New(10*vg.Inch, height+0.5*vg.Inch)
+	img := vgimg.New(10*vg.Inch, height+0.7*vg.Inch)
 	dc := draw.New(img)
 	heading := plot.New().Title.TextStyle
 	heading.XAlign, heading.YAlign = draw.XCenter, draw.YCenter
-	dc.FillText(heading, vg.Point{X: 5 * vg.Inch, Y: height + 0.25*vg.Inch},
-		title+": CPU utilisation of the limit per pod, by component (box: quartiles; whiskers: 1.5 IQR; dots: pods)")
-	body := draw.Crop(dc, 0, 0, 0, -0.5*vg.Inch)
+	dc.FillText(heading, vg.Point{X: 5 * vg.Inch, Y: height + 0.35*vg.Inch},
+		title+": each pod's CPU utilisation of its limit, by component\n(box: quartiles; whiskers: 1.5 times the interquartile range; dots: the pods)")
+	body := draw.Crop(dc, 0, 0, 0, -0.7*vg.Inch)
 	canvases := plot.Align(panels, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(12), PadY: vg.Points(12),
 		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}, body)
 	for i := range panels {
