@@ -25,7 +25,8 @@ type Comparison struct {
 func (c Comparison) Ratio() float64 { return c.Live.P99Ms / c.Lab.P99Ms }
 
 // WriteReport writes dir/report.md (the comparison, then the lab's own
-// table of the live runs) and the lab's plots of the live runs.
+// table of the live runs), dir/report.json (the live runs as the lab
+// writes its own, pods included) and the lab's plots of the live runs.
 func WriteReport(dir, title string, cs []Comparison) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: live beside the lab\n\n", title)
@@ -39,6 +40,13 @@ func WriteReport(dir, title string, cs []Comparison) (string, error) {
 	}
 	path := filepath.Join(dir, "report.md")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return "", err
+	}
+	var js strings.Builder
+	if err := report.JSON(&js, lives); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte(js.String()), 0o644); err != nil {
 		return "", err
 	}
 	if _, err := report.Plots(dir, title+" (live)", lives); err != nil {

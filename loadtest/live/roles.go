@@ -54,6 +54,7 @@ func RunRole(role string, args []string) int {
 // podFlags are what both roles are told of their pod.
 type podFlags struct {
 	scenario, namespace, pod, node, ip string
+	static                             string
 	seed                               uint64
 }
 
@@ -64,6 +65,24 @@ func (p *podFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&p.node, "node", "", "the scenario node the pod runs on")
 	fs.StringVar(&p.ip, "ip", "", "the pod's address")
 	fs.Uint64Var(&p.seed, "seed", 1, "random seed of this pod's draws")
+	fs.StringVar(&p.static, "static-endpoints", "", "a JSON file of each callee's endpoints: weighted round robin instead of xDS")
+}
+
+// dialerFor reaches the callees through xDS, or, given a file of their
+// endpoints, through weighted round robin.
+func dialerFor(namespace, static string) (backend.Dialer, error) {
+	d := backend.Dialer{Namespace: namespace}
+	if static == "" {
+		return d, nil
+	}
+	b, err := os.ReadFile(static)
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(b, &d.Static); err != nil {
+		return d, fmt.Errorf("%s: %w", static, err)
+	}
+	return d, nil
 }
 
 func runBackend(ctx context.Context, args []string, log *slog.Logger) error {
@@ -73,7 +92,6 @@ func runBackend(ctx context.Context, args []string, log *slog.Logger) error {
 	component := fs.String("component", "", "the scenario component the pod is a replica of")
 	cpuacct := fs.String("cpuacct", "", "the pod cgroup's cpuacct.usage file")
 	limit := fs.Float64("limit", 1, "the pod's CPU limit in cores")
-	static := fs.String("static-endpoints", "", "a JSON file of each callee's endpoints: weighted round robin instead of xDS")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,15 +99,9 @@ func runBackend(ctx context.Context, args []string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	dialer := backend.Dialer{Namespace: p.namespace}
-	if *static != "" {
-		b, err := os.ReadFile(*static)
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(b, &dialer.Static); err != nil {
-			return fmt.Errorf("%s: %w", *static, err)
-		}
+	dialer, err := dialerFor(p.namespace, p.static)
+	if err != nil {
+		return err
 	}
 	s, err := backend.New(backend.Config{Scenario: l.Scenario, Component: *component, Node: p.node, Namespace: p.namespace,
 		Pod: p.pod, IP: p.ip, CPUAcct: *cpuacct, Limit: *limit, Seed: p.seed, Callees: dialer})
@@ -124,7 +136,11 @@ func runLoadgen(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	conn, err := backend.Dialer{Namespace: p.namespace}.Dial(*entry)
+	dialer, err := dialerFor(p.namespace, p.static)
+	if err != nil {
+		return err
+	}
+	conn, err := dialer.Dial(*entry)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ type Active struct {
 	index   int
 	counts  atomic.Pointer[loadgen.Counts]
 	traffic *trafficSet // nil unless artt-traffic routes the run
+	static  []string    // the flag giving the endpoints, for weighted round robin
 }
 
 // During, when set, runs beside a run's load from the moment it starts
@@ -85,6 +86,7 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 		}
 		defer a.traffic.Stop()
 	}
+	a.static = static
 	return h.measure(ctx, a, during)
 }
 
@@ -214,7 +216,7 @@ func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-c
 	sc := h.Plan.Scenario
 	out, err := h.kubelet.startPod(ctx, podStart{ns: a.Namespace, name: ingressWorkload + "-0", workload: ingressWorkload, node: h.Plan.IngressNode,
 		ip: podIP(a.index, ingressIndex), limit: 1, request: 0.1, role: "loadgen",
-		args: []string{"--entry=" + sc.Application.Entry, "--duration=" + sc.Duration.String(), "--records=" + records, fmt.Sprintf("--seed=%d", sc.Seed)}})
+		args: append([]string{"--entry=" + sc.Application.Entry, "--duration=" + sc.Duration.String(), "--records=" + records, fmt.Sprintf("--seed=%d", sc.Seed)}, a.static...)})
 	if err != nil {
 		return nil, err
 	}

@@ -188,11 +188,24 @@ func (s *Server) sleepHop(from string) {
 	time.Sleep(time.Duration(ms * float64(time.Millisecond)))
 }
 
-// reportLoad updates, every second, what ORCA reports with each answer
-// (the pod's CPU utilisation of its limit and its rate of requests) and
-// the overhead each request's work makes room for.
+// reportLoad updates what ORCA reports with each answer (the pod's CPU
+// utilisation of its limit and its rate of requests) once every sample
+// interval, over that interval, as the lab models a backend's metrics
+// recorder; and, every second, the overhead each request's work makes room
+// for.
 func (s *Server) reportLoad(ctx context.Context) {
-	tick := time.NewTicker(time.Second)
+	go s.every(ctx, s.cfg.Scenario.Control.SampleInterval.Duration, func(cpu, served, _, dt float64) {
+		s.orca.SetCPUUtilization(cpu / dt / s.cfg.Limit)
+		s.orca.SetQPS(served / dt)
+	})
+	s.every(ctx, time.Second, func(cpu, served, burned, _ float64) { s.overhead.observe(cpu, burned, served) })
+}
+
+// every calls f each period with what the period added to the cgroup's
+// CPU, the requests answered and the CPU burned on their work (seconds),
+// and the period's length.
+func (s *Server) every(ctx context.Context, period time.Duration, f func(cpu, served, burned, dt float64)) {
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	lastCPU, _ := ReadCPUAcct(s.cfg.CPUAcct)
 	lastAt := time.Now()
@@ -208,10 +221,7 @@ func (s *Server) reportLoad(ctx context.Context) {
 			continue
 		}
 		served, burned := s.metrics.served(), float64(s.burned.Load())/1e9
-		dt := time.Since(lastAt).Seconds()
-		s.orca.SetCPUUtilization((cpu - lastCPU) / dt / s.cfg.Limit)
-		s.orca.SetQPS((served - lastServed) / dt)
-		s.overhead.observe(cpu-lastCPU, burned-lastBurned, served-lastServed)
+		f(cpu-lastCPU, served-lastServed, burned-lastBurned, time.Since(lastAt).Seconds())
 		lastCPU, lastServed, lastBurned, lastAt = cpu, served, burned, time.Now()
 	}
 }
