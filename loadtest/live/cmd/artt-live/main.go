@@ -85,6 +85,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if !live.InNamespace() {
+		for _, w := range plan.Warnings {
+			fmt.Fprintln(stderr, "artt-live: warning:", w)
+		}
 		code, err := live.ReexecInNamespace()
 		if err != nil {
 			return err
@@ -129,7 +132,7 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	if err := predict(plan, cs); err != nil {
 		return err
 	}
-	path, err := live.WriteReport(dir, plan.Scenario.Name, cs)
+	path, err := live.WriteReport(dir, plan.Scenario.Name, cs, plan.Warnings)
 	if err != nil {
 		return err
 	}
@@ -137,7 +140,7 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "report:", path)
 	if opts.summary != "" {
 		heading := fmt.Sprintf("`%s`, run %s on %d cores (%s/%s):", plan.Scenario.Name, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-		return live.WriteSummary(opts.summary, plan.Scenario.Name, heading, cs)
+		return live.WriteSummary(opts.summary, plan.Scenario.Name, heading, cs, plan.Warnings)
 	}
 	return nil
 }
