@@ -134,3 +134,29 @@ func (a *Active) ChangeLeader(ctx context.Context) (time.Duration, error) {
 // would. Requests in flight on it fail; gRPC's clients see the connection
 // go and stop picking it.
 func (a *Active) KillPod(pod string) error { return a.H.kubelet.kill(a.Namespace, pod) }
+
+// NodeCPU is the cores a node's running pods used together over the next
+// window, from their cgroups' counters.
+func (a *Active) NodeCPU(node string, window time.Duration) (float64, error) {
+	read := func() (float64, error) {
+		total := 0.0
+		for _, p := range a.H.Plan.Pods {
+			if p.Node != node || !a.H.kubelet.running(a.Namespace, p.Name) {
+				continue
+			}
+			v, err := a.H.kubelet.cpuSeconds(a.Namespace, p.Name)
+			if err != nil {
+				return 0, err
+			}
+			total += v
+		}
+		return total, nil
+	}
+	before, err := read()
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(window)
+	after, err := read()
+	return (after - before) / window.Seconds(), err
+}
