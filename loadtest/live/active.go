@@ -83,6 +83,22 @@ func scrapeReceived(ctx context.Context, url string) (map[string]float64, error)
 	return out, nil
 }
 
+// ReceivedByPod is, for each pod of a component still running, the
+// requests it has received so far from every node.
+func (a *Active) ReceivedByPod(ctx context.Context, component string) (map[string]float64, error) {
+	got, err := a.Received(ctx, component)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(got))
+	for pod, bySource := range got {
+		for _, n := range bySource {
+			out[pod] += n
+		}
+	}
+	return out, nil
+}
+
 // PodNode is the node a pod of the plan runs on.
 func (a *Active) PodNode(pod string) string {
 	for _, p := range a.H.Plan.Pods {

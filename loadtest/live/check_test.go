@@ -305,15 +305,11 @@ func checkDeletedPod(ctx context.Context, t *testing.T, a *live.Active) {
 	const grace = 15 * time.Second
 	pod := busiest(ctx, t, a, "backend")
 	received := func() float64 {
-		got, err := a.Received(ctx, "backend")
+		got, err := a.ReceivedByPod(ctx, "backend")
 		if err != nil {
 			t.Fatal(err)
 		}
-		total := 0.0
-		for _, n := range got[pod] {
-			total += n
-		}
-		return total
+		return got[pod]
 	}
 	first := received()
 	time.Sleep(time.Second)
@@ -391,17 +387,11 @@ func checkDegradedNode(ctx context.Context, t *testing.T, a *live.Active) {
 func busiest(ctx context.Context, t *testing.T, a *live.Active, component string) string {
 	t.Helper()
 	total := func() map[string]float64 {
-		got, err := a.Received(ctx, component)
+		got, err := a.ReceivedByPod(ctx, component)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]float64{}
-		for pod, bySource := range got {
-			for _, n := range bySource {
-				out[pod] += n
-			}
-		}
-		return out
+		return got
 	}
 	before := total()
 	time.Sleep(2 * time.Second)

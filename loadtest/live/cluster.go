@@ -2,10 +2,7 @@ package live
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -96,7 +93,7 @@ func StartCluster(ctx context.Context, a Assets, dir string, targets []string, p
 	if err != nil {
 		return c, err
 	}
-	probeAddr, stopProbes, err := serve(promtest.NewExporter(probes))
+	probeAddr, stopProbes, err := serveHTTP("127.0.0.1:0", promtest.NewExporter(probes))
 	if err != nil {
 		return c, err
 	}
@@ -189,19 +186,4 @@ func (c *Cluster) Stop() {
 		c.stops[i]()
 	}
 	c.stops = nil
-}
-
-// serve serves h on a free loopback port.
-func serve(h http.Handler) (string, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", func() {}, err
-	}
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintln(os.Stderr, "probe exporter:", err)
-		}
-	}()
-	return l.Addr().String(), func() { _ = s.Close() }, nil
 }

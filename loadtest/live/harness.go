@@ -125,9 +125,6 @@ func (h *Harness) Close() error {
 	return errors.Join(errs...)
 }
 
-// LogDir is where the logs are.
-func (h *Harness) LogDir() string { return filepath.Clean(h.opts.Dir) }
-
 // logControllerRuntime sends controller-runtime's own log, which
 // artt-traffic's manager writes to, into dir/controller-runtime.log.
 func logControllerRuntime(dir string) error {

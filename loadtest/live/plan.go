@@ -145,9 +145,6 @@ func (p *Plan) nodeIndex(name string) int {
 	return slices.IndexFunc(p.Scenario.Cluster.Nodes, func(n scenario.Node) bool { return n.Name == name })
 }
 
-// cores is a node's size.
-func (p *Plan) cores(node string) float64 { return p.Scenario.Cluster.Nodes[p.nodeIndex(node)].Cores }
-
 // podIP is a pod's address in run i: one /24 per run, so a run's clients
 // never reach the pods of the one before. The load generator is .250.
 func podIP(run, index int) string { return fmt.Sprintf("10.80.%d.%d", run+1, index+1) }

@@ -3,7 +3,6 @@ package live
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,7 +78,7 @@ func ComparisonMarkdown(cs []Comparison) string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cs {
 		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %d | %d | %s | %s | %.0f |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Ratio(),
-			c.Live.P50Ms, c.Lab.P50Ms, failures(c.Live), failures(c.Lab), pct(c.Live.UtilGap), pct(c.Lab.UtilGap), c.Live.ReplicaSeconds)
+			c.Live.P50Ms, c.Lab.P50Ms, failures(c.Live), failures(c.Lab), report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), c.Live.ReplicaSeconds)
 	}
 	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
 		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
@@ -92,7 +91,7 @@ func ComparisonMarkdown(cs []Comparison) string {
 	for _, c := range cs {
 		for _, cpu := range c.CPU {
 			fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %s | %s |\n", c.Live.Run, cpu.Component, cpu.ScenarioMs, cpu.LiveMs,
-				pct(meanUtil(c.Live, cpu.Component)), pct(meanUtil(c.Lab, cpu.Component)))
+				report.Percent(meanUtil(c.Live, cpu.Component)), report.Percent(meanUtil(c.Lab, cpu.Component)))
 		}
 	}
 	b.WriteString("\n")
@@ -141,13 +140,6 @@ func Ranking(cs []Comparison, pick func(Comparison) *emulator.Result) []string {
 }
 
 func failures(r *emulator.Result) int64 { return r.Timeouts + r.Errors }
-
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
-}
 
 // PrintSummary writes one line per run: live and lab P99 and their ratio.
 func PrintSummary(w io.Writer, cs []Comparison) {

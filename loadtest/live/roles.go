@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -146,7 +145,7 @@ func runLoadgen(ctx context.Context, args []string) error {
 	}
 	defer conn.Close()
 	m := backend.NewMetrics(p.namespace, p.pod, ingressWorkload, "")
-	stopMetrics, err := serveOn(net.JoinHostPort(p.ip, strconv.Itoa(backend.MetricsPort)), promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	_, stopMetrics, err := serveHTTP(net.JoinHostPort(p.ip, strconv.Itoa(backend.MetricsPort)), promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
 	if err != nil {
 		return err
 	}
@@ -168,16 +167,6 @@ func runLoadgen(ctx context.Context, args []string) error {
 			_ = enc.Encode(genStatus{Counts: g.Counts()})
 		}
 	}
-}
-
-func serveOn(addr string, h http.Handler) (func(), error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = s.Serve(l) }()
-	return func() { _ = s.Close() }, nil
 }
 
 // writeRecords writes the requests as CSV: scheduled time (s), latency

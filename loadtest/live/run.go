@@ -260,14 +260,12 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (cpu,
 		}
 	}
 	for _, c := range h.Plan.Scenario.Application.Components {
-		got, err := a.Received(ctx, c.Name)
+		got, err := a.ReceivedByPod(ctx, c.Name)
 		if err != nil {
 			return nil, nil, err
 		}
-		for pod, bySource := range got {
-			for _, n := range bySource {
-				served[pod] += n
-			}
+		for pod, n := range got {
+			served[pod] = n
 		}
 	}
 	return cpu, served, nil

@@ -47,8 +47,8 @@ func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) erro
 				}
 				excess = ratioOrDash(f.ExcessRatio(r, floor))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), pct(r.SuccessRate),
-				r.Timeouts+r.Errors, pct(r.CrossNodeFraction), lost, ratio, excess)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), Percent(r.SuccessRate),
+				r.Timeouts+r.Errors, Percent(r.CrossNodeFraction), lost, ratio, excess)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

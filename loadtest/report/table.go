@@ -62,7 +62,8 @@ func ms(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-func pct(v float64) string {
+// Percent writes a fraction as a percentage to one decimal, "–" for NaN.
+func Percent(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
@@ -77,9 +78,9 @@ func Markdown(w io.Writer, title string, results []*emulator.Result) error {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range Rows(results) {
 		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s |\n",
-			r.Run, r.Requests, pct(r.SuccessRate), r.Timeouts, r.Errors, ms(r.MeanMs), ms(r.P50Ms), ms(r.P90Ms),
-			ms(r.P99Ms), ms(r.P999Ms), pct(r.UtilMean), pct(r.UtilGap), ratioOrDash(r.UtilRatio), r.ReplicaSeconds, r.ScalingEvents,
-			pct(r.CrossNode), ms(r.NetworkMs))
+			r.Run, r.Requests, Percent(r.SuccessRate), r.Timeouts, r.Errors, ms(r.MeanMs), ms(r.P50Ms), ms(r.P90Ms),
+			ms(r.P99Ms), ms(r.P999Ms), Percent(r.UtilMean), Percent(r.UtilGap), ratioOrDash(r.UtilRatio), r.ReplicaSeconds, r.ScalingEvents,
+			Percent(r.CrossNode), ms(r.NetworkMs))
 	}
 	equalCost(&b, results)
 	timeToCapacity(&b, results)
