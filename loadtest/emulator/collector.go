@@ -14,10 +14,12 @@ type Result struct {
 	Scenario, Run string
 	Seed          uint64
 	// Routing and Autoscaling are the run's policies; Frontier marks a run
-	// of a sweep (of hpa-cpu, kpa or keda-rps) that other autoscalers are
-	// judged against, Floor the run at maxReplicas throughout.
+	// of a sweep (of hpa-cpu, kpa, keda-rps or an oracle) that other
+	// autoscalers are judged against, Sweep names that sweep, Floor marks
+	// the run at maxReplicas throughout.
 	Routing, Autoscaling string
 	Frontier, Floor      bool
+	Sweep                string
 	// Capacity is, per step up in a steps workload and autoscaled
 	// component, how soon the ready pods covered the new demand.
 	Capacity []StepCapacity
@@ -132,7 +134,7 @@ func newCollector(e *Emulator) *collector {
 		thresholds:  make(map[string]float64),
 		cpuAtWarmup: make(map[int]float64),
 		res: Result{Scenario: e.sc.Name, Run: e.run.Label(), Seed: e.sc.Seed,
-			Routing: e.run.Routing, Autoscaling: e.run.Autoscaling, Frontier: e.run.Frontier, Floor: e.run.Floor},
+			Routing: e.run.Routing, Autoscaling: e.run.Autoscaling, Frontier: e.run.Frontier, Floor: e.run.Floor, Sweep: e.run.Sweep()},
 	}
 	for _, ev := range e.sc.Events {
 		desc := ev.Type

@@ -17,14 +17,16 @@ type autoscaler interface {
 	period() float64
 }
 
-// newAutoscaler builds the run's autoscaler: Knative's KPA, or KEDA with
-// the Kubernetes HPA behind it.
+// newAutoscaler builds the run's autoscaler: Knative's KPA, KEDA with the
+// Kubernetes HPA behind it, or a clairvoyant oracle.
 func newAutoscaler(e *Emulator, run scenario.Run) (autoscaler, error) {
 	switch run.Autoscaling {
 	case "none":
 		return nil, nil
 	case "kpa":
 		return newKPA(e, run.Target), nil
+	case "oracle", "oracle-free":
+		return newOracle(e, run), nil
 	}
 	return newKEDA(e, run)
 }
@@ -130,7 +132,7 @@ func (a *kedaHPA) tick() error {
 			if math.IsNaN(rate) {
 				continue // Prometheus has no rate over the window yet
 			}
-			a.hpa(c, averageValueReplicas(rate, a.rpsPerPod, len(c.pods)))
+			e.scaleByHPA(c, averageValueReplicas(rate, a.rpsPerPod, len(c.pods)))
 			continue
 		}
 		ev, err := scaler.Evaluate(t.spec, a.measurements(c, t))
@@ -139,7 +141,7 @@ func (a *kedaHPA) tick() error {
 			continue
 		}
 		e.res.threshold(c, ev.Threshold.Threshold)
-		a.hpa(c, valueReplicas(ev.MetricValue(t.spec.Form)/100, len(c.ready), len(c.pods)))
+		e.scaleByHPA(c, valueReplicas(ev.MetricValue(t.spec.Form)/100, len(c.ready), len(c.pods)))
 	}
 	return nil
 }
@@ -186,12 +188,10 @@ func averageValueReplicas(usage, targetPerPod float64, current int) int {
 	return int(math.Ceil(usage / targetPerPod))
 }
 
-// hpa applies the HPA's rules to a recommendation: scale-up limited per
-// sync to the larger of +HPAScaleUpPercent and +HPAScaleUpPods (its
-// behavior.scaleUp; +100% or +4 pods by default); scale-down to the
-// highest recommendation of the stabilisation window; then min/max.
-func (a *kedaHPA) hpa(c *component, rec int) {
-	e := a.e
+// scaleByHPA applies the HPA's rules to a recommendation: scale-up limited
+// per sync to maxScaleUp; scale-down to the highest recommendation of the
+// stabilisation window; then min/max.
+func (e *Emulator) scaleByHPA(c *component, rec int) {
 	current := len(c.pods)
 	c.recommendations = append(c.recommendations, recommendation{at: e.now, replicas: rec})
 	window := e.sc.Control.ScaleDownWindow.Seconds()
@@ -210,11 +210,18 @@ func (a *kedaHPA) hpa(c *component, rec int) {
 		desired = min(desired, current)
 	}
 	if desired > current {
-		ctl := e.sc.Control
-		byPercent := int(math.Ceil(float64(current) * (1 + ctl.HPAScaleUpPercent/100)))
-		desired = min(desired, max(byPercent, current+ctl.HPAScaleUpPods))
+		desired = min(desired, e.maxScaleUp(current))
 	}
 	e.resize(c, min(max(desired, c.spec.MinReplicas), c.spec.MaxReplicas))
+}
+
+// maxScaleUp is the most replicas one HPA sync may go to from current: the
+// larger of +HPAScaleUpPercent and +HPAScaleUpPods (its behavior.scaleUp;
+// +100% or +4 pods by default).
+func (e *Emulator) maxScaleUp(current int) int {
+	ctl := e.sc.Control
+	byPercent := int(math.Ceil(float64(current) * (1 + ctl.HPAScaleUpPercent/100)))
+	return max(byPercent, current+ctl.HPAScaleUpPods)
 }
 
 // resize sets a component's replica count, as the Deployment's

@@ -41,8 +41,12 @@ func costSuccess(title string, results []*emulator.Result) (*plot.Plot, error) {
 	return p, err
 }
 
-// sweepColors tell the frontiers apart, in the order of Sweeps.
-var sweepColors = []color.Color{color.Gray{Y: 60}, color.RGBA{R: 170, G: 90, B: 20, A: 255}, color.RGBA{R: 40, G: 120, B: 60, A: 255}}
+// sweepColors tell the frontiers apart, in the order of Sweeps, then
+// Limits.
+var sweepColors = []color.Color{
+	color.Gray{Y: 60}, color.RGBA{R: 170, G: 90, B: 20, A: 255}, color.RGBA{R: 40, G: 120, B: 60, A: 255},
+	color.RGBA{R: 120, G: 40, B: 160, A: 255}, color.RGBA{R: 190, G: 120, B: 220, A: 255}, color.RGBA{R: 60, G: 20, B: 90, A: 255},
+}
 
 // costPlot draws the frontiers, the floor and the autoscalers on p, and
 // reports whether it drew any value (all of them positive).
@@ -52,8 +56,8 @@ func costPlot(p *plot.Plot, results []*emulator.Result, measure func(FrontierPoi
 	shown := func(fp FrontierPoint) float64 { return math.Abs(measure(fp)) }
 	lo, hi := math.Inf(1), math.Inf(-1)
 	drawn := false
-	for si, s := range Sweeps {
-		f := NewSweep(results, s.Autoscaling)
+	for si, s := range allSweeps() {
+		f := NewSweep(results, s.Sweep)
 		if f == nil {
 			continue
 		}

@@ -26,22 +26,30 @@ type FrontierPoint struct {
 	Success  float64
 }
 
-// Sweeps are the autoscalers a scenario can sweep, with the name the
-// reports give each frontier.
-var Sweeps = []struct{ Autoscaling, Name string }{
-	{"hpa-cpu", "HPA"}, {"kpa", "KPA"}, {"keda-rps", "keda-rps"},
-}
+// SweepName is a sweep (scenario.Run.Sweep) and the name the reports give
+// its frontier.
+type SweepName struct{ Sweep, Name string }
+
+// Sweeps are the real autoscalers a scenario can sweep, each run judged
+// against at equal cost.
+var Sweeps = []SweepName{{"hpa-cpu", "HPA"}, {"kpa", "KPA"}, {"keda-rps", "keda-rps"}}
+
+// Limits are the clairvoyant sweeps: the oracle behind the HPA, the same
+// knowing only the present, and the oracle with no HPA.
+var Limits = []SweepName{{"oracle", "oracle"}, {"oracle-0s", "oracle, no lookahead"}, {"oracle-free", "oracle-free"}}
+
+// allSweeps are Sweeps, then Limits.
+func allSweeps() []SweepName { return slices.Concat(Sweeps, Limits) }
 
 // NewFrontier collects the HPA sweep's runs of results (nil when fewer
 // than two).
 func NewFrontier(results []*emulator.Result) *Frontier { return NewSweep(results, "hpa-cpu") }
 
-// NewSweep collects the sweep runs of one autoscaler (nil when fewer than
-// two).
-func NewSweep(results []*emulator.Result, autoscaling string) *Frontier {
+// NewSweep collects the runs of one sweep (nil when fewer than two).
+func NewSweep(results []*emulator.Result, sweep string) *Frontier {
 	var f Frontier
 	for _, r := range results {
-		if r.Frontier && r.Autoscaling == autoscaling {
+		if r.Frontier && r.Sweep == sweep {
 			f.Points = append(f.Points, FrontierPoint{
 				Run: r.Run, Cost: r.ReplicaSeconds, P99Ms: r.P99Ms,
 				Failures: float64(r.Timeouts + r.Errors), Success: r.SuccessRate,

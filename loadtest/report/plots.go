@@ -131,8 +131,8 @@ func groups(results []*emulator.Result) []group {
 }
 
 func hasSweep(results []*emulator.Result) bool {
-	for _, s := range Sweeps {
-		if NewSweep(results, s.Autoscaling) != nil {
+	for _, s := range allSweeps() {
+		if NewSweep(results, s.Sweep) != nil {
 			return true
 		}
 	}

@@ -84,7 +84,7 @@ func TestPlotsWritePNGs(t *testing.T) {
 
 func sweepResults() []*emulator.Result {
 	pt := func(run string, cost, p99 float64, timeouts int64) *emulator.Result {
-		return &emulator.Result{Run: run, Frontier: true, Autoscaling: "hpa-cpu", ReplicaSeconds: cost, P99Ms: p99, Timeouts: timeouts, SuccessRate: 1}
+		return &emulator.Result{Run: run, Frontier: true, Autoscaling: "hpa-cpu", Sweep: "hpa-cpu", ReplicaSeconds: cost, P99Ms: p99, Timeouts: timeouts, SuccessRate: 1}
 	}
 	return []*emulator.Result{
 		pt("hpa-90", 1000, 400, 50),
@@ -180,5 +180,39 @@ func TestSummaryGoesBetweenTheMarkers(t *testing.T) {
 	}
 	if _, err := IntoMarkdown("no markers", "x"); err == nil {
 		t.Error("no error without markers")
+	}
+}
+
+// The room against a limit, worked by hand: at 1700 replica-seconds the
+// HPA frontier's P99 is 150 ms (halfway between hpa-70 and hpa-50); the
+// oracle's, halfway between its 60 ms at 1400 and 40 ms at 2000, is 50 ms.
+// Room 100 ms; over a floor of 30 ms the HPA's excess is 120 ms, so the
+// room is 83% of it; artt-hpa's 120 ms closes 30 of the 100 ms.
+func TestRoomAgainstTheOracleAtEqualCost(t *testing.T) {
+	results := sweepResults()
+	for _, o := range []struct {
+		run       string
+		cost, p99 float64
+	}{{"oracle-70", 1400, 60}, {"oracle-50", 2000, 40}} {
+		results = append(results, &emulator.Result{Run: o.run, Frontier: true, Autoscaling: "oracle", Sweep: "oracle", ReplicaSeconds: o.cost, P99Ms: o.p99, SuccessRate: 1})
+	}
+	results = append(results, &emulator.Result{Run: "floor", Floor: true, P99Ms: 30, SuccessRate: 1})
+	judgedRun := results[4]
+	room := RoomOf(judgedRun, NewFrontier(results), NewSweep(results, "oracle"), FloorP99(results))
+	if !room.OK || math.Abs(room.Ms-100) > 1e-9 || math.Abs(room.Fraction-100.0/120) > 1e-9 || math.Abs(room.Closed-0.3) > 1e-9 {
+		t.Fatalf("room %+v; want 100 ms, 83%% of the excess, 30%% closed", room)
+	}
+	if room.AtTheLimit() {
+		t.Error("a room of 83% of the excess is not at the limit")
+	}
+	if cheap := RoomOf(results[5], NewFrontier(results), NewSweep(results, "oracle"), 30); cheap.OK {
+		t.Errorf("a run cheaper than both sweeps has no room: %+v", cheap)
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, "s", results); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| artt-hpa | 1700 | 120 | 150 | 50.0 | 100 ms (83.3%) | 30.0% |"; !strings.Contains(md.String(), want) {
+		t.Errorf("report lacks the room row %q:\n%s", want, md.String())
 	}
 }

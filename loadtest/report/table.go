@@ -83,6 +83,7 @@ func Markdown(w io.Writer, title string, results []*emulator.Result) error {
 			Percent(r.CrossNode), ms(r.NetworkMs))
 	}
 	equalCost(&b, results)
+	roomTables(&b, results)
 	timeToCapacity(&b, results)
 	afterEvents(&b, results)
 	_, err := io.WriteString(w, b.String())
@@ -97,7 +98,7 @@ func equalCost(b *strings.Builder, results []*emulator.Result) {
 		fmt.Fprintf(b, "\nFloor: P99 %s ms with every autoscaled component at maxReplicas throughout, the tail no autoscaler removes. \"Excess ÷ frontier's\" is (P99 − floor) ÷ (frontier P99 − floor).\n", ms(floor))
 	}
 	for _, sw := range Sweeps {
-		if f := NewSweep(results, sw.Autoscaling); f != nil {
+		if f := NewSweep(results, sw.Sweep); f != nil {
 			equalCostTable(b, sw.Name, f, floor, results)
 		}
 	}
@@ -279,6 +280,12 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 				comps[j] = map[string]any{"component": c.Component, "utilizationGap": finite(c.Gap), "utilizationRatio": finite(c.Ratio)}
 			}
 			run["components"] = comps
+		}
+		if r.Frontier {
+			run["sweep"] = r.Sweep
+		}
+		if r.Frontier {
+			run["sweep"] = r.Sweep
 		}
 		if len(r.Capacity) > 0 {
 			steps := make([]map[string]any, len(r.Capacity))

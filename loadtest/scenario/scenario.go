@@ -72,6 +72,13 @@ type Frontier struct {
 	// RPSTargets sweeps keda-rps over its requests per second per pod
 	// (the Prometheus trigger's threshold); none or at least two.
 	RPSTargets []float64 `json:"rpsTargets,omitempty"`
+	// OracleTargets sweeps the clairvoyant autoscalers over their target
+	// utilisation of the pods' CPU requests, in percent, as the HPA's CPU
+	// target (none or at least two): oracle behind the HPA knowing the
+	// whole future, oracle behind the HPA knowing only the present
+	// (lookahead 0s), and oracle-free with no HPA. Their frontiers are the
+	// limits the other autoscalers are measured against.
+	OracleTargets []float64 `json:"oracleTargets,omitempty"`
 	// Floor adds a run whose autoscaled components keep maxReplicas
 	// throughout, under the sweep's routing: the tail no autoscaler can
 	// remove, against which runs are judged by their excess over it.
@@ -238,9 +245,14 @@ type Run struct {
 	// lata, heart or artt.
 	Routing string `json:"routing"`
 	// Autoscaling: none, hpa-cpu, lare, artt, kpa (Knative's KPA on
-	// concurrency) or keda-rps (KEDA's Prometheus trigger on requests per
-	// second per pod).
+	// concurrency), keda-rps (KEDA's Prometheus trigger on requests per
+	// second per pod), or the clairvoyant limits oracle (behind the HPA)
+	// and oracle-free (no HPA).
 	Autoscaling string `json:"autoscaling,omitempty"`
+	// Lookahead is how far into the workload's future an oracle sees
+	// (default: all of it; 0s: only the present demand, exactly and at
+	// once).
+	Lookahead *Duration `json:"lookahead,omitempty"`
 	// Target is kpa's per-pod concurrency target or keda-rps's requests per
 	// second per pod.
 	Target float64 `json:"target,omitempty"`
@@ -258,10 +270,11 @@ type Run struct {
 	// default), ROUND_ROBIN or RANDOM. The data-plane routings imply it:
 	// least-request is LEAST_REQUEST, round-robin ROUND_ROBIN, random RANDOM.
 	LBPolicy string `json:"lbPolicy,omitempty"`
-	// CPUTarget overrides control.cpuTarget for this run's hpa-cpu.
+	// CPUTarget overrides control.cpuTarget for this run's hpa-cpu, or is
+	// an oracle's target utilisation of the pods' CPU requests.
 	CPUTarget float64 `json:"cpuTarget,omitempty"`
-	// Frontier marks a run of a sweep: of hpa-cpu, kpa or keda-rps (set by
-	// the scenario's frontier block, or by hand).
+	// Frontier marks a run of a sweep: of hpa-cpu, kpa, keda-rps or an
+	// oracle (set by the scenario's frontier block, or by hand).
 	Frontier bool `json:"frontier,omitempty"`
 	// OutlierDetection, when set, ejects failing hosts in every sidecar as
 	// Istio's DestinationRule outlierDetection does.
@@ -299,6 +312,8 @@ func (r Run) Label() string {
 	switch {
 	case r.Frontier && r.Autoscaling == "hpa-cpu":
 		return fmt.Sprintf("hpa-%g", r.CPUTarget)
+	case r.Frontier && IsOracle(r.Autoscaling):
+		return fmt.Sprintf("%s-%g", r.Sweep(), r.CPUTarget)
 	case r.Frontier:
 		return fmt.Sprintf("%s-%g", r.Autoscaling, r.Target)
 	case r.Floor:
@@ -309,6 +324,18 @@ func (r Run) Label() string {
 	}
 	return r.Routing + "+" + r.Autoscaling
 }
+
+// Sweep names the sweep a frontier run belongs to: its autoscaler, and an
+// oracle's lookahead when it has one ("oracle-0s").
+func (r Run) Sweep() string {
+	if r.Lookahead != nil && IsOracle(r.Autoscaling) {
+		return r.Autoscaling + "-" + r.Lookahead.String()
+	}
+	return r.Autoscaling
+}
+
+// IsOracle reports whether an autoscaling policy is a clairvoyant limit.
+func IsOracle(autoscaling string) bool { return autoscaling == "oracle" || autoscaling == "oracle-free" }
 
 // Event is a change injected mid-run.
 type Event struct {

@@ -73,6 +73,9 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 		{"target on an hpa-cpu run", "{routing: random, autoscaling: hpa-cpu}", "{routing: random, autoscaling: hpa-cpu, target: 5}", []string{"runs[1].target", "5"}},
 		{"negative keda-rps target", "{routing: heart}", "{routing: heart, autoscaling: keda-rps, target: -3}", []string{"runs[0].target", "-3"}},
 		{"floor that autoscales", "{routing: random, autoscaling: hpa-cpu}", "{routing: random, autoscaling: hpa-cpu, floor: true}", []string{"runs[1].floor"}},
+		{"lookahead without an oracle", "{routing: heart}", "{routing: heart, autoscaling: hpa-cpu, lookahead: 30s}", []string{"runs[0].lookahead", "30s"}},
+		{"negative lookahead", "{routing: heart}", "{routing: heart, autoscaling: oracle, lookahead: -5s}", []string{"runs[0].lookahead", "-5s"}},
+		{"unordered oracle sweep", "runs:", "frontier: {cpuTargets: [50, 60], oracleTargets: [80, 70]}\nruns:", []string{"frontier.oracleTargets[1]", "70"}},
 		{"one-point kpa sweep", "runs:", "frontier: {cpuTargets: [50, 60], kpaTargets: [1]}\nruns:", []string{"frontier.kpaTargets", "two"}},
 		{"unordered rps sweep", "runs:", "frontier: {cpuTargets: [50, 60], rpsTargets: [20, 10]}\nruns:", []string{"frontier.rpsTargets[1]", "10"}},
 		{"no scale-up pods", "runs:", "control: {hpaScaleUpPods: -1}\nruns:", []string{"control.hpaScaleUpPods", "-1"}},
@@ -123,7 +126,7 @@ func TestFrontierExpandsIntoRunsOnce(t *testing.T) {
 // The other autoscalers' sweeps and the floor expand into runs of their
 // own, once, labelled by their knob.
 func TestSweepsAndFloorExpandIntoRuns(t *testing.T) {
-	doc := strings.Replace(valid, "runs:", "frontier: {cpuTargets: [50, 70], kpaTargets: [0.5, 1], rpsTargets: [20, 30], floor: true}\nruns:", 1)
+	doc := strings.Replace(valid, "runs:", "frontier: {cpuTargets: [50, 70], kpaTargets: [0.5, 1], rpsTargets: [20, 30], oracleTargets: [60, 80], floor: true}\nruns:", 1)
 	s, err := Parse([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +140,8 @@ func TestSweepsAndFloorExpandIntoRuns(t *testing.T) {
 			labels = append(labels, r.Label()+"@"+r.Autoscaling)
 		}
 	}
-	want := "hpa-50@hpa-cpu,hpa-70@hpa-cpu,kpa-0.5@kpa,kpa-1@kpa,keda-rps-20@keda-rps,keda-rps-30@keda-rps,floor@none"
+	want := "hpa-50@hpa-cpu,hpa-70@hpa-cpu,kpa-0.5@kpa,kpa-1@kpa,keda-rps-20@keda-rps,keda-rps-30@keda-rps," +
+		"oracle-60@oracle,oracle-80@oracle,oracle-0s-60@oracle,oracle-0s-80@oracle,oracle-free-60@oracle-free,oracle-free-80@oracle-free,floor@none"
 	if got := strings.Join(labels, ","); got != want {
 		t.Errorf("sweep runs %s, want %s", got, want)
 	}

@@ -18,7 +18,7 @@ var (
 	// package allocate builds but "equal" (random routing is its
 	// per-request form).
 	RoutingPolicies     = append(dataPlaneNames(), slices.DeleteFunc(slices.Clone(allocate.Names), func(n string) bool { return n == "equal" })...)
-	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt", "kpa", "keda-rps"}
+	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt", "kpa", "keda-rps", "oracle", "oracle-free"}
 	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
 	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM", "PEAK_EWMA", "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"}
 	// PlacementPolicies place the pods: default is Kubernetes' scheduler
@@ -117,7 +117,7 @@ func (s *Scenario) fillDefaults() {
 				r.LBPolicy = p
 			}
 		}
-		if r.Autoscaling == "hpa-cpu" && r.CPUTarget == 0 {
+		if (r.Autoscaling == "hpa-cpu" || IsOracle(r.Autoscaling)) && r.CPUTarget == 0 {
 			r.CPUTarget = s.Control.CPUTarget
 		}
 		if od := r.OutlierDetection; od != nil {
@@ -179,6 +179,15 @@ func (s *Scenario) expandFrontier() {
 	for _, t := range f.RPSTargets {
 		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "keda-rps", Target: t, Frontier: true})
 	}
+	present := &Duration{}
+	for _, o := range []struct {
+		autoscaling string
+		lookahead   *Duration
+	}{{"oracle", nil}, {"oracle", present}, {"oracle-free", nil}} {
+		for _, t := range f.OracleTargets {
+			s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: o.autoscaling, Lookahead: o.lookahead, CPUTarget: t, Frontier: true})
+		}
+	}
 	if f.Floor {
 		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "none", Floor: true})
 	}
@@ -196,7 +205,7 @@ func (s *Scenario) frontierExpanded() bool {
 }
 
 // sweptAutoscalers are the autoscalers a frontier can sweep.
-var sweptAutoscalers = []string{"hpa-cpu", "kpa", "keda-rps"}
+var sweptAutoscalers = []string{"hpa-cpu", "kpa", "keda-rps", "oracle", "oracle-free"}
 
 func bad(field string, value any, reason string) error {
 	return &FieldError{Field: field, Value: value, Reason: reason}
@@ -488,11 +497,15 @@ func (s *Scenario) validateRuns() []error {
 // path.
 func (r Run) validateAutoscaling(f string) []error {
 	var errs []error
-	if r.CPUTarget != 0 && (r.Autoscaling != "hpa-cpu" || r.CPUTarget < 0 || r.CPUTarget > 1000) {
-		errs = append(errs, bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu runs, in (0, 1000] percent"))
+	targeted := r.Autoscaling == "hpa-cpu" || IsOracle(r.Autoscaling)
+	if r.CPUTarget != 0 && (!targeted || r.CPUTarget < 0 || r.CPUTarget > 1000) {
+		errs = append(errs, bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu and oracle runs, in (0, 1000] percent"))
+	}
+	if r.Lookahead != nil && (!IsOracle(r.Autoscaling) || r.Lookahead.Duration < 0) {
+		errs = append(errs, bad(f+".lookahead", r.Lookahead, "only for oracle and oracle-free runs, ≥ 0s"))
 	}
 	if r.Frontier && !slices.Contains(sweptAutoscalers, r.Autoscaling) {
-		errs = append(errs, bad(f+".frontier", r.Frontier, "a frontier is a sweep of hpa-cpu, kpa or keda-rps runs"))
+		errs = append(errs, bad(f+".frontier", r.Frontier, "a frontier is a sweep of hpa-cpu, kpa, keda-rps or oracle runs"))
 	}
 	needsTarget := r.Autoscaling == "kpa" || r.Autoscaling == "keda-rps"
 	if needsTarget != (r.Target != 0) || (needsTarget && !positive(r.Target)) {
@@ -524,7 +537,7 @@ func (f *Frontier) validate() []error {
 	for _, sweep := range []struct {
 		field   string
 		targets []float64
-	}{{"frontier.kpaTargets", f.KPATargets}, {"frontier.rpsTargets", f.RPSTargets}} {
+	}{{"frontier.kpaTargets", f.KPATargets}, {"frontier.rpsTargets", f.RPSTargets}, {"frontier.oracleTargets", f.OracleTargets}} {
 		if len(sweep.targets) == 1 {
 			errs = append(errs, bad(sweep.field, sweep.targets, "none, or at least two targets to make a frontier"))
 		}

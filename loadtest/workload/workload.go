@@ -32,6 +32,17 @@ func (r Rate) At(t float64) float64 {
 	return r.Values[i]
 }
 
+// Max returns the highest rate over [a, b] (the rate at a when b < a).
+func (r Rate) Max(a, b float64) float64 {
+	peak := r.At(a)
+	for i, s := range r.Starts {
+		if s > a && s <= b {
+			peak = math.Max(peak, r.Values[i])
+		}
+	}
+	return peak
+}
+
 // segmentEnd is the time the segment holding t ends (+Inf for the last).
 func (r Rate) segmentEnd(t float64) float64 {
 	i := sort.SearchFloat64s(r.Starts, t)

@@ -101,3 +101,19 @@ func TestEmbeddedNASA(t *testing.T) {
 		t.Errorf("%d rows (%d filled, %d spliced), want 10080", len(s.Values), s.Filled, s.Spliced)
 	}
 }
+
+func TestRateMaxOverAWindow(t *testing.T) {
+	r := Rate{Starts: []float64{0, 10, 20, 30}, Values: []float64{5, 50, 20, 1}}
+	for _, c := range []struct{ a, b, want float64 }{
+		{0, 9.9, 5},  // before the step
+		{0, 10, 50},  // the step's start is in the window
+		{12, 25, 50}, // inside the peak, then lower
+		{21, 40, 20}, // falling: the window's first segment is its highest
+		{35, 99, 1},  // past the last start
+		{15, 5, 50},  // an empty window is the rate at its start
+	} {
+		if got := r.Max(c.a, c.b); got != c.want {
+			t.Errorf("Max(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
