@@ -335,7 +335,9 @@ func (r Run) Sweep() string {
 }
 
 // IsOracle reports whether an autoscaling policy is a clairvoyant limit.
-func IsOracle(autoscaling string) bool { return autoscaling == "oracle" || autoscaling == "oracle-free" }
+func IsOracle(autoscaling string) bool {
+	return autoscaling == "oracle" || autoscaling == "oracle-free"
+}
 
 // Event is a change injected mid-run.
 type Event struct {
