@@ -24,6 +24,9 @@ type Measurements struct {
 	CPU []float64
 	// CPURequest is the sum of the CPU requests (cores) of the workload's pods now.
 	CPURequest float64
+	// PodCPURequest is one of those pods' CPU request (cores), read for
+	// the pods form only (0 otherwise).
+	PodCPURequest float64
 }
 
 // Evaluation is the answer for one poll.
@@ -42,20 +45,29 @@ type Evaluation struct {
 	Threshold threshold.Result
 	// Active reports RequestRate above the activation request rate.
 	Active bool
+	// Pods is the arriving requests' CPU in pods' worth at the threshold:
+	// the pods form's value (NaN in the other forms).
+	Pods float64
 }
 
 // MetricValue is what the HPA receives for the Spec's metric form.
 func (e Evaluation) MetricValue(form MetricForm) float64 {
-	if form == FormUtilization {
+	switch form {
+	case FormUtilization:
 		return e.OfferedUtilization
+	case FormPods:
+		return e.Pods
 	}
 	return 100 * e.OfferedUtilization / e.Threshold.Threshold
 }
 
 // MetricTarget is the HPA target for the Spec's metric form.
 func (e Evaluation) MetricTarget(form MetricForm) float64 {
-	if form == FormUtilization {
+	switch form {
+	case FormUtilization:
 		return e.Threshold.Threshold
+	case FormPods:
+		return podsTarget
 	}
 	return normalizedTarget
 }
@@ -64,9 +76,16 @@ func (e Evaluation) MetricTarget(form MetricForm) float64 {
 // means utilisation equals the threshold.
 const normalizedTarget = 100
 
+// podsTarget is the fixed AverageValue target of FormPods: one pod.
+const podsTarget = 1
+
 // ErrNoCPURequest reports traffic to a workload whose CPU requests are
 // unknown, so its utilisation cannot be computed.
 var ErrNoCPURequest = fmt.Errorf("the workload receives requests but its CPU request is unknown (is kube-state-metrics scraped, and do its pods request CPU?)")
+
+// ErrNoPodCPURequest reports, in the pods form, traffic to a workload
+// whose pods' CPU request podCPURequestQuery does not find.
+var ErrNoPodCPURequest = fmt.Errorf("metricForm pods: the workload receives requests but podCPURequestQuery finds no ready pod's CPU request (is kube-state-metrics scraped, and do its pods request CPU?)")
 
 // Evaluate computes the threshold from the demand history and compares the
 // current utilisation with it. It does no I/O.
@@ -108,15 +127,38 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 	if spec.OfferedLoad {
 		e.OfferedUtilization = offeredUtilization(e, m, offered, spec.Window)
 	}
+	e.Pods = math.NaN()
+	if spec.Form == FormPods {
+		if e.Pods, err = podsWorth(e, m); err != nil {
+			return Evaluation{}, err
+		}
+	}
 	// A CPU sample near the largest float, or a request near the smallest,
 	// overflows the percentage: say so rather than hand the HPA +Inf.
-	for _, form := range []MetricForm{FormUtilization, FormNormalized} {
+	for _, form := range []MetricForm{FormUtilization, FormNormalized, spec.Form} {
 		if v := e.MetricValue(form); math.IsInf(v, 0) || math.IsNaN(v) {
 			return Evaluation{}, fmt.Errorf("CPU usage %v cores over a CPU request of %v cores makes the %s metric %v: the measurements are out of range", cpu, m.CPURequest, form, v)
 		}
 	}
 	e.Active = e.RequestRate > spec.ActivationRequestRate
 	return e, nil
+}
+
+// podsWorth is the arriving requests' CPU (cores) over θ of one pod's CPU
+// request: the pods the demand needs at the threshold. It is 0 with no
+// ready pod and no request (the other forms' utilisation is 0 then too).
+func podsWorth(e Evaluation, m Measurements) (float64, error) {
+	if m.CPURequest <= 0 || math.IsInf(m.CPURequest, 0) {
+		return 0, nil
+	}
+	if !(m.PodCPURequest > 0) || math.IsInf(m.PodCPURequest, 0) {
+		if e.RequestRate > 0 {
+			return 0, ErrNoPodCPURequest
+		}
+		return 0, nil
+	}
+	cores := e.OfferedUtilization / 100 * m.CPURequest
+	return cores / (e.Threshold.Threshold / 100 * m.PodCPURequest), nil
 }
 
 // arrivalsOrServed is the arrival rate where it was measured and the served

@@ -31,6 +31,11 @@ const (
 	// equal to the current threshold, pushed through StreamMetricSpec. It
 	// needs an `external-push` trigger.
 	FormUtilization MetricForm = "utilization"
+	// FormPods reports the arriving requests' CPU in pods' worth at the
+	// threshold (the CPU they need ÷ θ of one pod's CPU request) against a
+	// fixed target of 1, for metricType AverageValue: the HPA's count is
+	// ceil(value), whatever it counts as ready.
+	FormPods MetricForm = "pods"
 )
 
 // Spec is a ScaledObject's parsed trigger metadata: everything needed to
@@ -44,6 +49,9 @@ type Spec struct {
 	PrometheusAddress string
 	// Queries are the rendered PromQL expressions.
 	CPUUsageQuery, CPURequestQuery, RequestRateQuery, ArrivalRateQuery string
+	// PodCPURequestQuery is one ready pod's CPU request, read in the pods
+	// form only.
+	PodCPURequestQuery string
 	// OfferedLoad scales on the arriving requests' CPU (arrivals × the
 	// measured CPU per request) rather than on the CPU used alone, which
 	// stops growing at the pods' limit; it needs ArrivalRateQuery.
@@ -96,8 +104,11 @@ const (
 	// The ready pods' requests only: pods still starting use no CPU yet,
 	// and counting their requests would lower the utilisation, and the
 	// HPA's ceil(ready pods × metric ÷ target), just when it must rise.
-	DefaultCPURequestQuery  = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"} * on(namespace, pod) group_left() (kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",condition="true"} == 1))`
-	DefaultRequestRateQuery = `sum({{.RateFunction}}(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]) and istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"})`
+	DefaultCPURequestQuery = `sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"} * on(namespace, pod) group_left() (kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",condition="true"} == 1))`
+	// One ready pod's CPU request, its containers summed, of the same pods
+	// as DefaultCPURequestQuery.
+	DefaultPodCPURequestQuery = `avg(sum by (namespace, pod) (kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",resource="cpu"} * on(namespace, pod) group_left() (kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",condition="true"} == 1)))`
+	DefaultRequestRateQuery   = `sum({{.RateFunction}}(istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"}[{{.RateWindow}}]) and istio_requests_total{reporter="destination",destination_workload="{{.Workload}}",destination_workload_namespace="{{.Namespace}}"})`
 	// The sidecars' inbound listeners count a request when its headers
 	// arrive (Envoy's downstream_rq_total), before any queue.
 	DefaultArrivalRateQuery = `sum({{.RateFunction}}(envoy_http_downstream_rq_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",envoy_http_conn_manager_prefix=~"inbound_.*"}[{{.RateWindow}}]) and envoy_http_downstream_rq_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",envoy_http_conn_manager_prefix=~"inbound_.*"})`
@@ -200,8 +211,8 @@ func (p *parser) checkSpec(s Spec) (validWorkload bool) {
 	if s.Points() > maxPoints {
 		p.errs = append(p.errs, &MetadataError{"history", p.md["history"], fmt.Sprintf("window + history − 1 = %d exceeds the %d points Prometheus returns per range query", s.Points(), maxPoints)})
 	}
-	if s.Form != FormNormalized && s.Form != FormUtilization {
-		p.errs = append(p.errs, &MetadataError{"metricForm", string(s.Form), `must be "normalized" or "utilization"`})
+	if s.Form != FormNormalized && s.Form != FormUtilization && s.Form != FormPods {
+		p.errs = append(p.errs, &MetadataError{"metricForm", string(s.Form), `must be "normalized", "utilization" or "pods"`})
 	}
 	if math.IsNaN(s.ActivationRequestRate) || math.IsInf(s.ActivationRequestRate, 0) || s.ActivationRequestRate < 0 {
 		p.errs = append(p.errs, &MetadataError{"activationRequestRate", p.md["activationRequestRate"], "must be a finite number ≥ 0"})
@@ -228,6 +239,7 @@ func (p *parser) renderQueries(s *Spec, rateWindow string, safe bool) {
 		{"cpuRequestQuery", DefaultCPURequestQuery, &s.CPURequestQuery},
 		{"requestRateQuery", DefaultRequestRateQuery, &s.RequestRateQuery},
 		{"arrivalRateQuery", DefaultArrivalRateQuery, &s.ArrivalRateQuery},
+		{"podCPURequestQuery", DefaultPodCPURequestQuery, &s.PodCPURequestQuery},
 	} {
 		tmpl := p.str(q.key, q.def)
 		if !safe {

@@ -23,6 +23,8 @@ const (
 	QueryArrivalRate QueryName = "arrivalRate"
 	QueryCPUUsage    QueryName = "cpuUsage"
 	QueryCPURequest  QueryName = "cpuRequest"
+	// QueryPodCPURequest runs in the pods form only.
+	QueryPodCPURequest QueryName = "podCPURequest"
 )
 
 // BackendError is a failure to read measurements: Prometheus unreachable,
@@ -154,10 +156,17 @@ func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) 
 
 	var (
 		m    Measurements
-		errs [4]error
+		errs [5]error
 		wg   sync.WaitGroup
 	)
 	wg.Add(3)
+	if spec.Form == FormPods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.PodCPURequest, errs[4] = p.instantQuery(ctx, promAPI, spec, QueryPodCPURequest, spec.PodCPURequestQuery, now)
+		}()
+	}
 	if spec.OfferedLoad {
 		wg.Add(1)
 		go func() {
@@ -268,10 +277,11 @@ func (p *PrometheusSource) instantQuery(ctx context.Context, promAPI promv1.API,
 
 // queryKey maps a query to the metadata key that overrides it.
 var queryKey = map[QueryName]string{
-	QueryRequestRate: "requestRateQuery",
-	QueryArrivalRate: "arrivalRateQuery",
-	QueryCPUUsage:    "cpuUsageQuery",
-	QueryCPURequest:  "cpuRequestQuery",
+	QueryRequestRate:   "requestRateQuery",
+	QueryArrivalRate:   "arrivalRateQuery",
+	QueryCPUUsage:      "cpuUsageQuery",
+	QueryCPURequest:    "cpuRequestQuery",
+	QueryPodCPURequest: "podCPURequestQuery",
 }
 
 // queryError tells a query Prometheus refuses as malformed (the metadata's

@@ -116,8 +116,11 @@ func (s *Server) dropIdle() {
 
 // metricName is the metric a trigger reports; KEDA prefixes it with sN-.
 func metricName(f MetricForm) string {
-	if f == FormUtilization {
+	switch f {
+	case FormUtilization:
 		return "artt-cpu-utilization"
+	case FormPods:
+		return "artt-pods"
 	}
 	return "artt-load"
 }
@@ -226,6 +229,9 @@ func (s *Server) GetMetricSpec(ctx context.Context, ref *pb.ScaledObjectRef) (*p
 
 func (s *Server) metricSpec(ctx context.Context, e *pollEntry) (*pb.MetricSpec, error) {
 	target := float64(normalizedTarget)
+	if e.spec.Form == FormPods {
+		target = podsTarget
+	}
 	if e.spec.Form == FormUtilization {
 		ev, err := s.evaluate(ctx, e)
 		if err != nil {

@@ -111,6 +111,8 @@ func TestGetMetricsReturnsValueFromPrometheusSeries(t *testing.T) {
 			"raw utilisation 60% against the threshold 80"},
 		{"static mode", webMetadata(map[string]string{"mode": "static", "staticThreshold": "40"}), "artt-load", 150, 100,
 			"100·60/40 = 150"},
+		{"pods", webMetadata(map[string]string{"metricForm": "pods"}), "artt-pods", 1.5, 1,
+			"0.6 cores at θ = 80% of one pod's 0.5-core request: 0.6 ÷ 0.4 = 1.5 pods' worth, against one pod"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

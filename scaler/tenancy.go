@@ -20,12 +20,12 @@ type Tenancy struct {
 	// default address.
 	AllowedPrometheus []string
 	// AllowQueryOverrides lets triggers replace the PromQL queries
-	// (cpuUsageQuery, cpuRequestQuery, requestRateQuery).
+	// (QueryOverrideKeys).
 	AllowQueryOverrides bool
 }
 
 // QueryOverrideKeys are the metadata keys that replace a query.
-var QueryOverrideKeys = []string{"cpuUsageQuery", "cpuRequestQuery", "requestRateQuery"}
+var QueryOverrideKeys = []string{"cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "podCPURequestQuery"}
 
 // CheckAllowedPrometheus validates one --allowed-prometheus value.
 func CheckAllowedPrometheus(prefix string) error {

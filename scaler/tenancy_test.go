@@ -107,9 +107,13 @@ func TestTenancyThroughTheServer(t *testing.T) {
 		}
 	})
 	t.Run("query overrides are refused by default", func(t *testing.T) {
-		q := `sum(rate(container_cpu_usage_seconds_total{namespace="other-team"}[1m]))`
-		err := get(webMetadata(map[string]string{"cpuUsageQuery": q}))
-		expectRefused(t, err, "cpuUsageQuery", "other-team", "--allow-query-overrides")
+		// Every query a trigger can name, each able to read another
+		// namespace's series.
+		for _, key := range []string{"cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "podCPURequestQuery"} {
+			q := `sum(rate(container_cpu_usage_seconds_total{namespace="other-team"}[1m]))`
+			err := get(webMetadata(map[string]string{key: q}))
+			expectRefused(t, err, key, "other-team", "--allow-query-overrides")
+		}
 	})
 	t.Run("an operator can allow both", func(t *testing.T) {
 		open := serve(t, NewServer(Options{Source: NewPrometheusSource(nil), DefaultPrometheus: prom.URL,

@@ -76,7 +76,7 @@ func (f *flags) define(fs *flag.FlagSet) (showVersion *bool) {
 		}
 		return nil
 	})
-	fs.BoolVar(&f.allowQueryOverrides, "allow-query-overrides", false, "let triggers replace the PromQL queries (cpuUsageQuery, cpuRequestQuery, requestRateQuery); off, their authors cannot read other namespaces' series")
+	fs.BoolVar(&f.allowQueryOverrides, "allow-query-overrides", false, "let triggers replace the PromQL queries ("+strings.Join(scaler.QueryOverrideKeys, ", ")+"); off, their authors cannot read other namespaces' series")
 	fs.IntVar(&f.maxConcurrentPolls, "max-concurrent-polls", 32, "rounds of Prometheus queries in flight at once, across every ScaledObject; a round waits for a slot at most its queryTimeout")
 	fs.IntVar(&f.maxRecvBytes, "grpc-max-recv-bytes", 1<<20, "largest gRPC request accepted (KEDA's requests carry a trigger's metadata: a few KiB)")
 	fs.IntVar(&f.maxConcurrentStreams, "grpc-max-concurrent-streams", 10000, "gRPC streams per connection; must exceed the ScaledObjects using the push form (one StreamIsActive each)")

@@ -102,6 +102,31 @@ func replicas(ctx context.Context) int32 {
 	return *d.Spec.Replicas
 }
 
+// watchPeakReplicas samples the Deployment's replicas every 250 ms until
+// the returned function is called, which returns the most seen.
+func watchPeakReplicas() func() int32 {
+	done := make(chan struct{})
+	result := make(chan int32)
+	go func() {
+		var highest int32
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			highest = max(highest, replicas(testScope))
+			select {
+			case <-done:
+				result <- highest
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int32 {
+		close(done)
+		return <-result
+	}
+}
+
 // waitFor polls cond until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
@@ -160,20 +185,29 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		return k8s.Get(testScope, types.NamespacedName{Namespace: "shop", Name: "keda-hpa-web"}, hpa) == nil
 	})
 
-	// One pod using 0.3 of its 0.5 cores: 60% against θ = 80 is a usage
-	// ratio of 0.75, so the HPA keeps ceil(1 × 0.75) = 1.
+	// One pod using 0.3 of its 0.5 cores: at θ = 80 that is 0.3 ÷ (0.8 ×
+	// 0.5) = 0.75 pods' worth, so the HPA keeps ceil(0.75) = 1.
 	steady(t, 1, 10*time.Second, 2*time.Minute)
 	waitFor(t, 2*time.Minute, "artt-scaler serving a threshold", func() bool { return !math.IsNaN(threshold(t)) })
 
-	t.Run("scale up to ceil(ready × u / θ)", func(t *testing.T) {
-		// The workload now needs 1 core in all. With n pods each uses 1/n
-		// core of 0.5 requested, and the HPA settles where
-		// ceil(n × u / θ) = n: n = ceil(1 / (0.5 × θ/100)).
+	t.Run("scale up to ceil(demand ÷ θ of a pod)", func(t *testing.T) {
+		// The workload now needs 1 core in all: 1 ÷ (0.5 × θ/100) pods'
+		// worth, and the HPA settles at its ceiling. On the way the count
+		// never passes it by more than one: the pods form leaves the HPA's
+		// own count of ready pods out of the arithmetic.
+		thetaBefore := threshold(t)
+		peak := watchPeakReplicas()
 		app.SetCPU(1.0)
 		theta := threshold(t)
 		want := int32(math.Ceil(1.0 / (e2e.CPURequest * theta / 100)))
 		took := steady(t, want, 15*time.Second, 4*time.Minute)
-		t.Logf("θ = %.1f%%: %d replicas, steady %s after the CPU rose (including 15 s held)", theta, want, took)
+		highest := peak()
+		t.Logf("θ = %.1f%%: %d replicas, steady %s after the CPU rose (including 15 s held); at most %d on the way", theta, want, took, highest)
+		// The most the demand needed at the lower θ seen.
+		needed := int32(math.Ceil(1.0 / (e2e.CPURequest * math.Min(thetaBefore, threshold(t)) / 100)))
+		if highest > max(want, needed)+1 {
+			t.Errorf("the count reached %d after the scale-up; the demand needs %d (θ %.1f–%.1f%%), at most one more allowed", highest, max(want, needed), thetaBefore, theta)
+		}
 		ruleFollowsPods(t, 30*time.Second)
 		if got := threshold(t); got != theta {
 			t.Logf("θ moved to %.1f during the scale-up", got)
@@ -187,7 +221,7 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 	t.Run("what users see", func(t *testing.T) {
 		out := kubectl(t, "get", "scaledobject,hpa", "-n", "shop")
 		t.Logf("kubectl get scaledobject,hpa -n shop:\n%s", out)
-		for _, want := range []string{"scaledobject.keda.sh/web", "keda-hpa-web", "/100"} {
+		for _, want := range []string{"scaledobject.keda.sh/web", "keda-hpa-web", "/1 (avg)"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("kubectl get output lacks %q", want)
 			}
@@ -199,8 +233,8 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 			}
 		}
 		desc := kubectl(t, "describe", "hpa", "keda-hpa-web", "-n", "shop")
-		if !strings.Contains(desc, `"s0-artt-load" (target value)`) {
-			t.Errorf("kubectl describe hpa does not show the external metric s0-artt-load against a Value target:\n%s", desc)
+		if !strings.Contains(desc, `"s0-artt-pods" (target average value)`) {
+			t.Errorf("kubectl describe hpa does not show the external metric s0-artt-pods against an AverageValue target:\n%s", desc)
 		}
 	})
 

@@ -141,7 +141,11 @@ func (a *kedaHPA) tick() error {
 			continue
 		}
 		e.res.threshold(c, ev.Threshold.Threshold)
-		e.scaleByHPA(c, valueReplicas(ev.MetricValue(t.spec.Form)/100, len(c.ready), len(c.pods)))
+		if t.spec.Form == scaler.FormPods { // metricType AverageValue
+			e.scaleByHPA(c, averageValueReplicas(ev.MetricValue(t.spec.Form), ev.MetricTarget(t.spec.Form), len(c.pods)))
+			continue
+		}
+		e.scaleByHPA(c, valueReplicas(ev.MetricValue(t.spec.Form)/ev.MetricTarget(t.spec.Form), len(c.ready), len(c.pods)))
 	}
 	return nil
 }
@@ -159,6 +163,7 @@ func (a *kedaHPA) measurements(c *component, t trigger) scaler.Measurements {
 		m.CPU[i] = windowMean(c.cpu, j, t.rateIntervals)
 	}
 	m.CPURequest = float64(len(c.ready)) * c.spec.CPURequest
+	m.PodCPURequest = c.spec.CPURequest
 	return m
 }
 

@@ -194,6 +194,8 @@ func TestKEDAClientReadsMetricSpecValueAndActivity(t *testing.T) {
 		{"utilization form", map[string]string{"metricForm": "utilization"}, v2.ValueMetricType, "s0-artt-cpu-utilization", 80, 60, true},
 		{"below activation", map[string]string{"activationRequestRate": "50"}, v2.ValueMetricType, "s0-artt-load", 100, 75, false},
 		{"AverageValue target type is honoured", nil, v2.AverageValueMetricType, "s0-artt-load", 100, 75, true},
+		// 0.6 cores at θ = 80% of one pod's 0.5 cores: 1.5 pods' worth, against one pod.
+		{"pods form with metricType AverageValue", map[string]string{"metricForm": "pods"}, v2.AverageValueMetricType, "s0-artt-pods", 1, 1.5, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
