@@ -37,6 +37,10 @@ const (
 	// lead time, the noise's and the climb's, under Ceiling:
 	// θ = min(Max, Ceiling ÷ (1 + z·σ_rel·c_rel + climb_rel)).
 	NormalizationLead Normalization = "lead"
+	// NormalizationPredictive keeps a forecast of the demand one lead time
+	// ahead, plus the forecast's own error, under Ceiling:
+	// θ = Ceiling × y ÷ (ŷ(+Lead) + e_q), within [Min, Max].
+	NormalizationPredictive Normalization = "predictive"
 )
 
 // Config holds every knob of the threshold. DefaultConfig gives the values
@@ -113,9 +117,9 @@ func (c Config) Validate() error {
 		return &FieldError{Field: "Mode", Value: c.Mode, Reason: `must be one of "artt", "lare", "static"`}
 	}
 	switch c.Normalization {
-	case NormalizationRelative, NormalizationWelford, NormalizationLead:
+	case NormalizationRelative, NormalizationWelford, NormalizationLead, NormalizationPredictive:
 	default:
-		return &FieldError{Field: "Normalization", Value: c.Normalization, Reason: `must be "lead", "relative" or "welford"`}
+		return &FieldError{Field: "Normalization", Value: c.Normalization, Reason: `must be "lead", "predictive", "relative" or "welford"`}
 	}
 	for _, f := range []struct {
 		name string

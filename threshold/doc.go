@@ -74,6 +74,22 @@
 // defaults) fits in the room MaxThreshold already leaves below the request,
 // and the cost saved in calm pays for the headroom a burst gets.
 //
+// # Normalisation: a forecast and its own error
+//
+// NormalizationPredictive asks for the room a forecast of the demand says
+// new replicas will need, with the forecast's measured misses as the
+// margin. The Holt filter (the same Kalman-tuned one) runs over the window;
+// after each sample it forecasts k = ⌈Lead⌉ samples ahead, and k samples
+// later that forecast's error is known:
+//
+//	ŷ   = ℓ + k·b after the newest sample
+//	e_q = the Quantile-th of the window's errors y_{i+k} − ŷ_i (at least 0; 0 until WarmUp are known)
+//	θ = Ceiling × y_now ÷ (ŷ + e_q), within [MinThreshold, MaxThreshold]
+//
+// A step stays in the errors for as long as it stays in the window, so the
+// threshold keeps room for another step like it for that long; a forecast
+// of falling demand rests at MaxThreshold.
+//
 // # Normalisation: relative headroom over the window
 //
 // The paper normalises each signal against its own history (below). That
@@ -139,9 +155,9 @@
 //
 // A Tracker carries the bounds from window to window. Replay runs a fresh
 // Tracker over a whole history, which is how artt-scaler stays stateless:
-// replicas that read the same history agree. In the lead and relative
-// normalisations the only state is the running mean of the per-request
-// cost, so Replay fits just the newest window that fits and counts the
-// others' costs: the same answer, at the cost of one fit instead of one per
+// replicas that read the same history agree. In every normalisation but the
+// paper's the only state is the running mean of the per-request cost, so
+// Replay fits just the newest window that fits and counts the others'
+// costs: the same answer, at the cost of one fit instead of one per
 // window.
 package threshold

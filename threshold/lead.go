@@ -25,15 +25,19 @@ import (
 // a step fills half the window a line across both levels leaves residuals
 // of a quarter of the step, which is no noise at all. NormalizedVolatility
 // holds z·σ_lead·c_rel and NormalizedTrend the rest of the excursion.
-func (t *Tracker) lead(r *Result, window []float64, volatility, cost float64) {
-	t.costs.Add(cost)
-	r.ScaledVolatility = volatility * cost
+type lead struct {
+	cfg Config
+	z   float64
+}
+
+func (ld lead) target(r *Result, w fitted) {
+	r.ScaledVolatility = w.volatility * w.cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1
-	noise := t.cfg.z() * swingOver(window, t.cfg.Lead) * t.costRelative(cost)
-	excursion := math.Max(noise+trendOver(window, t.cfg.Lead), recentClimb(window, t.cfg.Lead))
+	noise := ld.z * swingOver(w.samples, ld.cfg.Lead) * w.costRel
+	excursion := math.Max(noise+trendOver(w.samples, ld.cfg.Lead), recentClimb(w.samples, ld.cfg.Lead))
 	r.NormalizedVolatility, r.NormalizedTrend = noise, excursion-noise
-	r.Threshold = math.Min(t.cfg.MaxThreshold, t.cfg.Ceiling/(1+excursion))
-	r.Threshold = math.Max(r.Threshold, t.cfg.MinThreshold)
+	r.Threshold = math.Min(ld.cfg.MaxThreshold, ld.cfg.Ceiling/(1+excursion))
+	r.Threshold = math.Max(r.Threshold, ld.cfg.MinThreshold)
 }
 
 // swingOver is the standard deviation of the window's changes over lead
@@ -59,15 +63,6 @@ func swingOver(window []float64, lead float64) float64 {
 		return 0
 	}
 	return madToSigma * medianAbsoluteDeviation(changes, buf[len(window)-k:][:len(changes)]) / window[newest]
-}
-
-// costRelative is the per-request cost against its mean over the history
-// (1 when unknown or constant).
-func (t *Tracker) costRelative(cost float64) float64 {
-	if m := t.costs.Mean(); m > 0 {
-		return cost / m
-	}
-	return 1
 }
 
 // recentClimb is the climb of the newest ⌈lead⌉ samples carried on for

@@ -44,14 +44,17 @@ type Result struct {
 }
 
 // Tracker computes a threshold per window of demand, carrying the
-// normalisation bounds from one window to the next. It is not safe for
+// normalisation's state from one window to the next. It is not safe for
 // concurrent use; it holds no other state, so two trackers fed the same
 // windows agree bit for bit.
 type Tracker struct {
-	cfg        Config
-	trend, vol upperBound
-	lastCost   float64
-	// costs is the history of per-request costs (relative normalisation).
+	cfg Config
+	// way turns each fitted window into the threshold: the configured
+	// mode's and normalisation's (nil in ModeStatic).
+	way      way
+	lastCost float64
+	// costs is the history of per-request costs, against which a window's
+	// cost is relative.
 	costs stats.Welford
 	last  Result
 }
@@ -61,13 +64,11 @@ func NewTracker(cfg Config) (*Tracker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	z := cfg.z()
-	return &Tracker{
-		cfg:   cfg,
-		trend: upperBound{z: z, warmUp: cfg.WarmUp},
-		vol:   upperBound{z: z, warmUp: cfg.WarmUp},
-		last:  Result{Threshold: restingThreshold(cfg), Mode: cfg.Mode},
-	}, nil
+	t := &Tracker{cfg: cfg, last: Result{Threshold: restingThreshold(cfg), Mode: cfg.Mode}}
+	if cfg.Mode != ModeStatic {
+		t.way = newWay(cfg)
+	}
+	return t, nil
 }
 
 // restingThreshold is the threshold with no evidence of change.
@@ -103,106 +104,46 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 			return t.last, fmt.Errorf("%w: the window's values overflow the fit", ErrInsufficientData)
 		}
 	}
-	if costPerRequest > 0 && !math.IsInf(costPerRequest, 0) {
-		t.lastCost = costPerRequest
-	}
-	cost := t.lastCost
-	if cost == 0 {
-		cost = 1
-	}
-
+	w := fitted{samples: window, fit: fit, cost: t.countCost(costPerRequest)}
+	w.costRel = t.costRelative(w.cost)
+	w.volatility, w.rising = beyondDeadband(fit, t.cfg.Deadband)
 	r := Result{
 		Mode:           t.cfg.Mode,
 		Fitted:         true,
 		Trend:          fit.Slope,
 		Volatility:     fit.MeanAbsResidual,
-		CostPerRequest: cost,
+		CostPerRequest: w.cost,
 		Inliers:        fit.Inliers,
 		Samples:        fit.Samples,
 	}
-	// Below the deadband, changes are measurement noise, not demand.
-	band := t.cfg.Deadband * math.Abs(fit.Mean)
-	volatility := fit.MeanAbsResidual
-	if volatility <= band {
-		volatility = 0
-	}
-	rising := math.Max(fit.Slope, 0)
-	if rising*fit.Span <= band {
-		rising = 0
-	}
-	switch {
-	case t.cfg.Mode == ModeARTT && t.cfg.Normalization == NormalizationLead:
-		t.lead(&r, window, volatility, cost)
-		t.last = r
-		return r, nil
-	case t.cfg.Mode == ModeARTT && t.cfg.Normalization == NormalizationRelative:
-		t.relative(&r, fit, volatility, rising, cost)
-		t.last = r
-		return r, nil
-	case t.cfg.Mode == ModeARTT:
-		r.ScaledVolatility = volatility * cost
-		r.TrendOutlier = !t.trend.observe(rising)
-		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
-		r.NormalizedTrend = t.trend.normalize(rising)
-		r.NormalizedVolatility = t.vol.normalize(r.ScaledVolatility)
-		r.TrendWeight = fit.RSquared
-		r.VolatilityWeight = 1 - fit.RSquared
-	case t.cfg.Mode == ModeLARE:
-		r.ScaledVolatility = volatility
-		r.VolatilityOutlier = !t.vol.observe(r.ScaledVolatility)
-		r.NormalizedVolatility = t.vol.normalize(r.ScaledVolatility)
-		r.VolatilityWeight = 1
-	}
-	r.TrendUpper = t.trend.upper()
-	r.VolatilityUpper = t.vol.upper()
-	pressure := r.TrendWeight*r.NormalizedTrend + r.VolatilityWeight*r.NormalizedVolatility
-	r.Threshold = t.cfg.MaxThreshold - (t.cfg.MaxThreshold-t.cfg.MinThreshold)*pressure
-	// Guard the bounds against rounding at the ends of the interval.
-	r.Threshold = math.Min(math.Max(r.Threshold, t.cfg.MinThreshold), t.cfg.MaxThreshold)
+	t.way.target(&r, w)
 	t.last = r
 	return r, nil
 }
 
-// meanAbsToSigma turns a mean absolute deviation of normal noise into its
-// standard deviation (√(π/2)).
-const meanAbsToSigma = 1.2533
-
-// relative is NormalizationRelative: the headroom the window's own noise and
-// climb call for, both as fractions of its mean demand. Noise of relative
-// standard deviation σ reaches z·σ above the level with probability
-// 1 − Quantile; a climb adds its drift across the window. Keeping the
-// workload's peaks under MaxThreshold then needs
-//
-//	θ = MaxThreshold ÷ (1 + z·σ_rel·c_rel + drift_rel),
-//
-// clamped to [MinThreshold, MaxThreshold]. c_rel is the per-request cost
-// against its mean over the history (1 when constant): the same swing costs
-// more CPU when requests got dearer (replicas on slower nodes). A steady
-// workload with 3% noise gets θ ≈ Max ÷ 1.06; one with 20% noise or doubling
-// across the window gets Min. NormalizedVolatility and NormalizedTrend hold
-// the two relative excursions (not clamped to 1), and the weights are 1:
-// the excursions add.
-func (t *Tracker) relative(r *Result, fit LineFit, volatility, rising, cost float64) {
-	t.costs.Add(cost)
-	r.ScaledVolatility = volatility * cost
-	r.TrendWeight, r.VolatilityWeight = 1, 1
-	r.NormalizedVolatility = t.noiseExcursion(fit, volatility, cost)
-	if mean := math.Abs(fit.Mean); mean > 0 {
-		r.NormalizedTrend = rising * fit.Span / mean
+// beyondDeadband is the fit's volatility and rising trend, each 0 where
+// it is within the deadband: below it, changes are measurement noise, not
+// demand.
+func beyondDeadband(fit LineFit, deadband float64) (volatility, rising float64) {
+	band := deadband * math.Abs(fit.Mean)
+	volatility = fit.MeanAbsResidual
+	if volatility <= band {
+		volatility = 0
 	}
-	r.Threshold = t.cfg.MaxThreshold / (1 + r.NormalizedVolatility + r.NormalizedTrend)
-	r.Threshold = math.Min(math.Max(r.Threshold, t.cfg.MinThreshold), t.cfg.MaxThreshold)
+	rising = math.Max(fit.Slope, 0)
+	if rising*fit.Span <= band {
+		rising = 0
+	}
+	return volatility, rising
 }
 
-// noiseExcursion is z·σ_rel·c_rel: the window's noise about its robust line
-// as a fraction of its mean demand, z standard deviations out, scaled by the
-// per-request cost against its mean over the history (1 when constant).
-func (t *Tracker) noiseExcursion(fit LineFit, volatility, cost float64) float64 {
-	mean := math.Abs(fit.Mean)
-	if mean == 0 {
-		return 0
+// costRelative is the per-request cost against its mean over the history
+// (1 when unknown or constant).
+func (t *Tracker) costRelative(cost float64) float64 {
+	if m := t.costs.Mean(); m > 0 {
+		return cost / m
 	}
-	return t.cfg.z() * meanAbsToSigma * volatility / mean * t.costRelative(cost)
+	return 1
 }
 
 // Replay runs a fresh tracker over every window of the given length in a
@@ -278,9 +219,9 @@ func Replay(cfg Config, demand, cost []float64, window int) (Result, error) {
 }
 
 // keepsOnlyCosts reports whether a tracker carries nothing from window to
-// window but the per-request costs (the relative and lead normalisations).
+// window but the per-request costs (every normalisation but the paper's).
 func (c Config) keepsOnlyCosts() bool {
-	return c.Mode == ModeARTT && (c.Normalization == NormalizationRelative || c.Normalization == NormalizationLead)
+	return c.Mode == ModeARTT && c.Normalization != NormalizationWelford
 }
 
 // replayEveryWindow updates the tracker with every window in turn.
@@ -293,9 +234,10 @@ func replayEveryWindow(t *Tracker, demand []float64, costAt func(int) float64, f
 	return t.Last(), nil
 }
 
-// countCost is what Update does with a window's cost in the relative
-// normalisation when the window's fit succeeds.
-func (t *Tracker) countCost(costPerRequest float64) {
+// countCost counts a fitted window's per-request cost into the history
+// and returns the cost the window is judged at: the last valid one, 1 when
+// none was.
+func (t *Tracker) countCost(costPerRequest float64) float64 {
 	if costPerRequest > 0 && !math.IsInf(costPerRequest, 0) {
 		t.lastCost = costPerRequest
 	}
@@ -304,6 +246,7 @@ func (t *Tracker) countCost(costPerRequest float64) {
 		cost = 1
 	}
 	t.costs.Add(cost)
+	return cost
 }
 
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

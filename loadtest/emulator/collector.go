@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/artt-dev/artt/internal/stats"
 )
 
 // Result is one run's outcome. Latencies are of successful external
@@ -234,7 +236,7 @@ func (c *collector) sampled() {
 	}
 	if len(c.windowLat) > 0 {
 		slices.Sort(c.windowLat)
-		pt.P99Ms = Quantile(c.windowLat, 0.99)
+		pt.P99Ms = stats.Quantile(c.windowLat, 0.99)
 	}
 	for _, comp := range e.comps {
 		pt.Replicas[comp.spec.Name] = len(comp.ready)
@@ -247,15 +249,6 @@ func (c *collector) sampled() {
 	}
 	c.res.Series = append(c.res.Series, pt)
 	c.windowLat, c.windowStarted, c.windowTimeouts = c.windowLat[:0], 0, 0
-}
-
-// Quantile of sorted xs by the nearest-rank method (NaN when empty).
-func Quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 // finish computes the summary once the run is over.
@@ -317,10 +310,10 @@ func (r *Result) SummarizeLatencies() {
 		sum += v
 	}
 	r.MeanMs = sum / float64(n)
-	r.P50Ms = Quantile(r.LatenciesMs, 0.5)
-	r.P90Ms = Quantile(r.LatenciesMs, 0.9)
-	r.P99Ms = Quantile(r.LatenciesMs, 0.99)
-	r.P999Ms = Quantile(r.LatenciesMs, 0.999)
+	r.P50Ms = stats.Quantile(r.LatenciesMs, 0.5)
+	r.P90Ms = stats.Quantile(r.LatenciesMs, 0.9)
+	r.P99Ms = stats.Quantile(r.LatenciesMs, 0.99)
+	r.P999Ms = stats.Quantile(r.LatenciesMs, 0.999)
 }
 
 // SummarizePods sets the utilisation figures from Pods: the mean, max and

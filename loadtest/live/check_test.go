@@ -12,8 +12,9 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/artt-dev/artt/internal/promtest"
-	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live"
+
+	"github.com/artt-dev/artt/internal/stats"
 )
 
 // skipWhy says why the live tests cannot run here ("" when they can).
@@ -140,7 +141,7 @@ func window(m *live.Measured, from, to float64) (sent, lost int, p99 float64) {
 		}
 	}
 	slices.Sort(lat)
-	return sent, lost, emulator.Quantile(lat, 0.99)
+	return sent, lost, stats.Quantile(lat, 0.99)
 }
 
 // keepLogs copies the harness's logs out of the test's temporary folder.

@@ -15,10 +15,11 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/artt-dev/artt/loadtest"
-	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live/backend"
 	"github.com/artt-dev/artt/loadtest/live/loadgen"
 	"github.com/artt-dev/artt/loadtest/workload"
+
+	"github.com/artt-dev/artt/internal/stats"
 )
 
 // idleScenario is one component doing a microsecond of work, on one node
@@ -85,7 +86,7 @@ func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 	slices.Sort(lat)
 	lag := SendLag(&Measured{Records: recs})
 	t.Logf("idle backend on loopback, %d requests at 200/s: latency P50 %.3f ms, P99 %.3f ms; sent late by P50 %.0f µs, P99 %.0f µs, max %.0f µs",
-		len(recs), emulator.Quantile(lat, 0.5), emulator.Quantile(lat, 0.99), lag.P50, lag.P99, lag.Max)
+		len(recs), stats.Quantile(lat, 0.5), stats.Quantile(lat, 0.99), lag.P50, lag.P99, lag.Max)
 }
 
 func freePort(t *testing.T) int {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live/loadgen"
+
+	"github.com/artt-dev/artt/internal/stats"
 )
 
 // Result turns a run's measurements into the lab's result type, so the
@@ -85,7 +87,7 @@ func series(recs []loadgen.Record, interval, duration, timeoutMs float64, replic
 	for i, xs := range lat {
 		if len(xs) > 0 {
 			slices.Sort(xs)
-			pts[i].P99Ms = emulator.Quantile(xs, 0.99)
+			pts[i].P99Ms = stats.Quantile(xs, 0.99)
 		}
 	}
 	return pts
@@ -102,7 +104,7 @@ func SendLag(m *Measured) Lag {
 		xs = append(xs, r.LagUs)
 	}
 	slices.Sort(xs)
-	return Lag{P50: emulator.Quantile(xs, 0.5), P99: emulator.Quantile(xs, 0.99), Max: emulator.Quantile(xs, 1)}
+	return Lag{P50: stats.Quantile(xs, 0.5), P99: stats.Quantile(xs, 0.99), Max: stats.Quantile(xs, 1)}
 }
 
 // ComponentCPU is a component's CPU per request over a run's window: what

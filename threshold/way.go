@@ -1,0 +1,38 @@
+package threshold
+
+// way is how a Tracker turns one fitted window into a threshold: it fills
+// the result's normalised signals, their weights and the threshold. Each
+// normalisation is one way, in a file of its own; the Tracker keeps what
+// every way reads (the fit, the per-request cost against its history) and
+// each way keeps only its own state.
+type way interface {
+	target(r *Result, w fitted)
+}
+
+// fitted is one window as the ways read it.
+type fitted struct {
+	// samples is the window, oldest first (NaN where missing).
+	samples []float64
+	fit     LineFit
+	// volatility and rising are the fit's mean absolute residual and
+	// rising slope, each 0 within the deadband.
+	volatility, rising float64
+	// cost is the per-request cost the window is judged at; costRel that
+	// cost against its mean over the history.
+	cost, costRel float64
+}
+
+// newWay is the way cfg selects (cfg valid, not ModeStatic).
+func newWay(cfg Config) way {
+	switch {
+	case cfg.Mode == ModeLARE:
+		return newWelford(cfg, false)
+	case cfg.Normalization == NormalizationWelford:
+		return newWelford(cfg, true)
+	case cfg.Normalization == NormalizationRelative:
+		return relative{cfg: cfg, z: cfg.z()}
+	case cfg.Normalization == NormalizationPredictive:
+		return predictive{cfg: cfg, z: cfg.z()}
+	}
+	return lead{cfg: cfg, z: cfg.z()}
+}
