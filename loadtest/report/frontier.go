@@ -94,6 +94,9 @@ func (f *Frontier) At(cost float64, measure func(FrontierPoint) float64) (v floa
 	for i := 1; i < len(env); i++ {
 		a, b := env[i-1], env[i]
 		if cost <= b.Cost {
+			if b.Cost == a.Cost { // two runs at one cost: the better one
+				return measure(b), true
+			}
 			t := (cost - a.Cost) / (b.Cost - a.Cost)
 			return measure(a) + t*(measure(b)-measure(a)), true
 		}

@@ -87,7 +87,7 @@ func roomTables(b *strings.Builder, results []*emulator.Result) {
 		fmt.Fprintf(b, "| %s | %.0f | %s | %s |", r.Run, r.ReplicaSeconds, ms(r.P99Ms), ms(first.HPAP99))
 		for _, l := range limits {
 			room := RoomOf(r, hpa, l, floor)
-			fmt.Fprintf(b, " %s | %s | %s |", ms(room.LimitP99), roomText(room), Percent(room.Closed))
+			fmt.Fprintf(b, " %s | %s | %s |", ms(room.LimitP99), roomText(room), closedText(room))
 		}
 		b.WriteString("\n")
 		if first.AtTheLimit() {

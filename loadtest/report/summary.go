@@ -20,14 +20,17 @@ const (
 // run its P99, success, failures, cross-node calls, the requests lost in
 // the minutes after injected events, and, for autoscaled runs beside an HPA
 // sweep, P99 and its excess over the floor against the frontier's at equal
-// cost. The sweeps' own runs are left out (the scenario reports list them).
+// cost, and the share closed of the room to the oracles' frontiers (with and
+// without lookahead). The sweeps' own runs are left out (the scenario
+// reports list them).
 func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) error {
 	var b strings.Builder
-	b.WriteString("| scenario | run | P99 ms | success | failed | cross-node calls | lost after events | P99 ÷ HPA frontier | excess ÷ HPA frontier's |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| scenario | run | P99 ms | success | failed | cross-node calls | lost after events | P99 ÷ HPA frontier | excess ÷ HPA frontier's | oracle's room closed | no-lookahead room closed |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, rs := range results {
 		f := NewFrontier(rs)
 		floor := FloorP99(rs)
+		oracle, present := NewSweep(rs, "oracle"), NewSweep(rs, "oracle-0s")
 		for _, r := range rs {
 			if r.Frontier {
 				continue
@@ -40,19 +43,29 @@ func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) erro
 				}
 				lost = strconv.FormatInt(n, 10)
 			}
-			ratio, excess := "–", "–"
+			ratio, excess, closed, closedNow := "–", "–", "–", "–"
 			if f != nil && judged(r) {
 				if fp, ok := f.At(r.ReplicaSeconds, P99); ok {
 					ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
 				}
 				excess = ratioOrDash(f.ExcessRatio(r, floor))
+				closed, closedNow = closedText(RoomOf(r, f, oracle, floor)), closedText(RoomOf(r, f, present, floor))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), Percent(r.SuccessRate),
-				r.Timeouts+r.Errors, Percent(r.CrossNodeFraction), lost, ratio, excess)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), Percent(r.SuccessRate),
+				r.Timeouts+r.Errors, Percent(r.CrossNodeFraction), lost, ratio, excess, closed, closedNow)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// closedText is a room's share closed, or "at the limit" where the room is
+// under a tenth of the HPA frontier's excess (a share of it is noise).
+func closedText(r Room) string {
+	if r.AtTheLimit() {
+		return "at the limit"
+	}
+	return Percent(r.Closed)
 }
 
 // IntoMarkdown replaces the text between SummaryBegin and SummaryEnd in doc
