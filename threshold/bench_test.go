@@ -6,15 +6,19 @@ import (
 )
 
 // BenchmarkUpdate measures one threshold update (a RANSAC fit, the bound
-// updates and the threshold) per window size, ARTT beside the LARE baseline.
+// updates and the threshold) per window size, ARTT's default lead
+// normalisation and its predictive one beside the LARE baseline.
 func BenchmarkUpdate(b *testing.B) {
 	for _, n := range []int{40, 240, 2400} {
 		window := noisy(1, n, 100, 0.2, 10)
 		window[n/2] = 5000
-		for _, mode := range []Mode{ModeARTT, ModeLARE} {
-			b.Run(fmt.Sprintf("window=%d/mode=%s", n, mode), func(b *testing.B) {
+		for _, way := range []struct {
+			mode Mode
+			norm Normalization
+		}{{ModeARTT, NormalizationLead}, {ModeARTT, NormalizationPredictive}, {ModeLARE, NormalizationLead}} {
+			b.Run(fmt.Sprintf("window=%d/mode=%s/normalization=%s", n, way.mode, way.norm), func(b *testing.B) {
 				cfg := DefaultConfig()
-				cfg.Mode = mode
+				cfg.Mode, cfg.Normalization = way.mode, way.norm
 				tr, err := NewTracker(cfg)
 				if err != nil {
 					b.Fatal(err)

@@ -30,7 +30,7 @@ type lead struct {
 	z   float64
 }
 
-func (ld lead) target(r *Result, w fitted) {
+func (ld lead) target(r Result, w fitted) Result {
 	r.ScaledVolatility = w.volatility * w.cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1
 	noise := ld.z * swingOver(w.samples, ld.cfg.Lead) * w.costRel
@@ -38,6 +38,7 @@ func (ld lead) target(r *Result, w fitted) {
 	r.NormalizedVolatility, r.NormalizedTrend = noise, excursion-noise
 	r.Threshold = math.Min(ld.cfg.MaxThreshold, ld.cfg.Ceiling/(1+excursion))
 	r.Threshold = math.Max(r.Threshold, ld.cfg.MinThreshold)
+	return r
 }
 
 // swingOver is the standard deviation of the window's changes over lead

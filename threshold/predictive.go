@@ -28,13 +28,13 @@ type predictive struct {
 	z   float64
 }
 
-func (pd predictive) target(r *Result, w fitted) {
+func (pd predictive) target(r Result, w fitted) Result {
 	r.ScaledVolatility = w.volatility * w.cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1
 	newest := newestIndex(w.samples)
 	if newest < 0 || !(w.samples[newest] > 0) {
 		r.Threshold = pd.cfg.MaxThreshold
-		return
+		return r
 	}
 	k := max(1, int(math.Ceil(pd.cfg.Lead)))
 	ahead, errs := forecastAhead(w.samples[:newest+1], k)
@@ -50,6 +50,7 @@ func (pd predictive) target(r *Result, w fitted) {
 	if peak := ahead + headroom; peak > 0 {
 		r.Threshold = clamp(pd.cfg.Ceiling*now/peak, pd.cfg.MinThreshold, pd.cfg.MaxThreshold)
 	}
+	return r
 }
 
 // forecastAhead runs the filter over the window and returns its newest

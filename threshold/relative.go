@@ -26,7 +26,7 @@ type relative struct {
 	z   float64
 }
 
-func (rl relative) target(r *Result, w fitted) {
+func (rl relative) target(r Result, w fitted) Result {
 	r.ScaledVolatility = w.volatility * w.cost
 	r.TrendWeight, r.VolatilityWeight = 1, 1
 	if mean := math.Abs(w.fit.Mean); mean > 0 {
@@ -37,6 +37,7 @@ func (rl relative) target(r *Result, w fitted) {
 	}
 	r.Threshold = rl.cfg.MaxThreshold / (1 + r.NormalizedVolatility + r.NormalizedTrend)
 	r.Threshold = clamp(r.Threshold, rl.cfg.MinThreshold, rl.cfg.MaxThreshold)
+	return r
 }
 
 // clamp is x within [lo, hi].

@@ -116,7 +116,7 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 		Inliers:        fit.Inliers,
 		Samples:        fit.Samples,
 	}
-	t.way.target(&r, w)
+	r = t.way.target(r, w)
 	t.last = r
 	return r, nil
 }

@@ -1,12 +1,14 @@
 package threshold
 
-// way is how a Tracker turns one fitted window into a threshold: it fills
-// the result's normalised signals, their weights and the threshold. Each
+// way is how a Tracker turns one fitted window into a threshold: it
+// returns r with its normalised signals, their weights and the threshold
+// filled in (by value: a pointer through the interface would put every
+// result on the heap). Each
 // normalisation is one way, in a file of its own; the Tracker keeps what
 // every way reads (the fit, the per-request cost against its history) and
 // each way keeps only its own state.
 type way interface {
-	target(r *Result, w fitted)
+	target(r Result, w fitted) Result
 }
 
 // fitted is one window as the ways read it.

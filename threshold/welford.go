@@ -22,7 +22,7 @@ func newWelford(cfg Config, withTrend bool) *welford {
 	}
 }
 
-func (wf *welford) target(r *Result, w fitted) {
+func (wf *welford) target(r Result, w fitted) Result {
 	if wf.withTrend {
 		r.ScaledVolatility = w.volatility * w.cost
 		r.TrendOutlier = !wf.trend.observe(w.rising)
@@ -43,4 +43,5 @@ func (wf *welford) target(r *Result, w fitted) {
 	r.Threshold = wf.cfg.MaxThreshold - (wf.cfg.MaxThreshold-wf.cfg.MinThreshold)*pressure
 	// Guard the bounds against rounding at the ends of the interval.
 	r.Threshold = clamp(r.Threshold, wf.cfg.MinThreshold, wf.cfg.MaxThreshold)
+	return r
 }
