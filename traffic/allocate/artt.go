@@ -233,7 +233,7 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 	costs := make([]float64, len(groups))
 	changes := make([]float64, len(groups))
 	for i, g := range groups {
-		p95s[i], errs[i] = groupHealthInputs(g)
+		p95s[i], errs[i] = groupHealthInputs(g, tr.BusyUtilization())
 		if !judgeLatency {
 			p95s[i] = math.NaN()
 		}
@@ -280,8 +280,14 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 // weighting replicas by the requests they served (equally when unknown).
 // The weights are taken relative to the largest count, so that a count
 // near the largest float does not overflow the sums (an infinite p95 then
-// reached the health tracker).
-func groupHealthInputs(g traffic.Group) (p95, errRate float64) {
+// reached the health tracker). A replica whose CPU utilisation was at
+// least busy gives no latency: slow because busy is load, not sickness,
+// and that holds per pod. A group's mean utilisation did not show it: after
+// a burst, a pod still draining its backlog (its requests completing
+// seconds late) beside new idle pods on its node brought the group under
+// the bar, and its node was cut as Degraded just when the new pods could
+// least take its traffic.
+func groupHealthInputs(g traffic.Group, busy float64) (p95, errRate float64) {
 	most := 0.0
 	for _, r := range g.Replicas {
 		if r.Requests > most {
@@ -297,7 +303,7 @@ func groupHealthInputs(g traffic.Group) (p95, errRate float64) {
 				w = r.Requests / most
 			}
 		}
-		if !math.IsNaN(r.LatencyP95) {
+		if !math.IsNaN(r.LatencyP95) && !(r.CPU/r.Limit() >= busy) {
 			lsum += w * r.LatencyP95
 			lw += w
 		}

@@ -64,7 +64,7 @@ func TestGroupHealthInputsWeighByRequests(t *testing.T) {
 		{Name: "b", Requests: 10, LatencyP95: 50, ErrorRate: 0.4},
 		{Name: "c", Requests: math.NaN(), LatencyP95: 90, ErrorRate: 0},
 	}}
-	p95, errRate := groupHealthInputs(g)
+	p95, errRate := groupHealthInputs(g, 0.5)
 	if want := (30*10 + 10*50 + 90.0) / 41; math.Abs(p95-want) > 1e-12 {
 		t.Errorf("p95 %v, want %v", p95, want)
 	}
@@ -72,7 +72,25 @@ func TestGroupHealthInputsWeighByRequests(t *testing.T) {
 		t.Errorf("error rate %v, want %v", errRate, want)
 	}
 	g.Replicas[0].Requests = math.MaxFloat64
-	if p95, errRate = groupHealthInputs(g); math.Abs(p95-10) > 1e-9 || math.Abs(errRate) > 1e-9 {
+	if p95, errRate = groupHealthInputs(g, 0.5); math.Abs(p95-10) > 1e-9 || math.Abs(errRate) > 1e-9 {
 		t.Errorf("with a count of MaxFloat64: p95 %v, error rate %v; want replica a's 10 and 0", p95, errRate)
+	}
+}
+
+// A pod busy in the interval gives no latency evidence, however slow its
+// requests: after a burst, one draining its backlog beside idle new pods
+// must not make its node look sick. Its errors still count.
+func TestGroupHealthInputsLeaveBusyPodsLatencyOut(t *testing.T) {
+	g := traffic.Group{Node: "n", Replicas: []traffic.Replica{
+		{Name: "draining", CPU: 0.63, CPULimit: 1, Requests: 20, LatencyP95: 11000, ErrorRate: 0.1},
+		{Name: "new", CPU: 0.24, CPULimit: 1, Requests: 20, LatencyP95: 40, ErrorRate: 0},
+	}}
+	p95, errRate := groupHealthInputs(g, 0.5)
+	if p95 != 40 || math.Abs(errRate-0.05) > 1e-12 {
+		t.Errorf("p95 %v, error rate %v; want the idle pod's 40 ms, and both pods' errors (0.05)", p95, errRate)
+	}
+	g.Replicas[1].CPU = 0.9
+	if p95, _ := groupHealthInputs(g, 0.5); !math.IsNaN(p95) {
+		t.Errorf("every pod busy: p95 %v, want none (NaN)", p95)
 	}
 }

@@ -26,7 +26,10 @@
 // Latency is only evidence while the group's CPU utilisation is below
 // BusyUtilization (0.5): a group that is slow because it is busy is
 // overloaded, not sick, and moving its traffic is the share estimator's job;
-// penalising it as well drives the other groups into overload in turn. A
+// penalising it as well drives the other groups into overload in turn. The
+// same holds per pod, and the allocator leaves a busy pod's latency out of
+// its group's p95 before it gets here: one pod draining a backlog beside
+// new idle pods is load, though the group's mean is under the bar. A
 // group slow with idle CPU (pauses, a bad disk, a noisy neighbour) is sick.
 // The default follows from queueing alone: a processor-sharing server's
 // response time is 1/(1 − ρ) times its service time, so below ρ = 0.5 load
@@ -142,6 +145,10 @@ type group struct {
 	// last in the cluster.
 	seen time.Time
 }
+
+// BusyUtilization is the CPU utilisation at and above which a pod's latency
+// is load, not evidence of sickness.
+func (t *Tracker) BusyUtilization() float64 { return t.cfg.BusyUtilization }
 
 // New returns an empty tracker.
 func New(cfg Config) *Tracker {
