@@ -48,19 +48,6 @@ func readyAt(t *testing.T, r *Result, at float64) int {
 	return 0
 }
 
-func runOracle(t *testing.T, sc *scenario.Scenario, rate workload.Rate) *Result {
-	t.Helper()
-	e, err := New(sc, sc.Runs[0], rate, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // A step from 50 to 500 requests per second at 300 s needs 20 pods. The
 // scale-up policy climbs 2 → 5 → 10 → 20 at best (each sync at most
 // doubles, or adds 4), and the last climb must come by the sync at 270 s
@@ -68,7 +55,7 @@ func runOracle(t *testing.T, sc *scenario.Scenario, rate workload.Rate) *Result 
 // and nothing before: 2 pods until 225 s.
 func TestOracleHasPodsReadyAtAKnownStep(t *testing.T) {
 	step := workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
-	r := runOracle(t, oracleScenario(t, "oracle", ""), step)
+	r := runAtRate(t, oracleScenario(t, "oracle", ""), step)
 	for _, c := range []struct {
 		at   float64
 		want int
@@ -84,7 +71,7 @@ func TestOracleHasPodsReadyAtAKnownStep(t *testing.T) {
 // s, 20 at 330 s, each ready 20 s later.
 func TestOracleWithoutLookaheadSeesTheStepWhenItComes(t *testing.T) {
 	step := workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
-	r := runOracle(t, oracleScenario(t, "oracle", "0s"), step)
+	r := runAtRate(t, oracleScenario(t, "oracle", "0s"), step)
 	for _, c := range []struct {
 		at   float64
 		want int
@@ -109,7 +96,7 @@ func TestOracleCapacityFollowsARampWithoutLag(t *testing.T) {
 		autoscaling string
 		tolerance   float64
 	}{{"oracle", hpaTolerance}, {"oracle-free", 0}} {
-		r := runOracle(t, oracleScenario(t, c.autoscaling, ""), ramp)
+		r := runAtRate(t, oracleScenario(t, c.autoscaling, ""), ramp)
 		for _, p := range r.Series {
 			// The pods a rate needs at 25 per pod; the rate a sample
 			// closes on is the one in force just before it.

@@ -57,7 +57,13 @@ func single(workers int, limit float64, lambda, mu float64, requests int) *scena
 
 func runQueue(t *testing.T, sc *scenario.Scenario) *Result {
 	t.Helper()
-	e, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), Options{})
+	return runAtRate(t, sc, workload.Constant(sc.Workload.Rate))
+}
+
+// runAtRate runs the scenario's first run under the given arrival rate.
+func runAtRate(t *testing.T, sc *scenario.Scenario, rate workload.Rate) *Result {
+	t.Helper()
+	e, err := New(sc, sc.Runs[0], rate, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
