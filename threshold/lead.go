@@ -26,7 +26,7 @@ import (
 // of a quarter of the step, which is no noise at all. NormalizedVolatility
 // holds z·σ_lead·c_rel and NormalizedTrend the rest of the excursion.
 type lead struct {
-	cfg Config
+	cfg *Config
 	z   float64
 }
 

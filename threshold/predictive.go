@@ -24,7 +24,7 @@ import (
 // forecast's rise relative to y_now, NormalizedVolatility the error
 // quantile's.
 type predictive struct {
-	cfg Config
+	cfg *Config
 	z   float64
 }
 

@@ -22,7 +22,7 @@ const meanAbsToSigma = 1.2533
 // the two relative excursions (not clamped to 1), and the weights are 1:
 // the excursions add.
 type relative struct {
-	cfg Config
+	cfg *Config
 	z   float64
 }
 

@@ -50,8 +50,9 @@ type Result struct {
 type Tracker struct {
 	cfg Config
 	// way turns each fitted window into the threshold: the configured
-	// mode's and normalisation's (nil in ModeStatic).
+	// mode's and normalisation's, one of ways (nil in ModeStatic).
 	way      way
+	ways     ways
 	lastCost float64
 	// costs is the history of per-request costs, against which a window's
 	// cost is relative.
@@ -66,7 +67,7 @@ func NewTracker(cfg Config) (*Tracker, error) {
 	}
 	t := &Tracker{cfg: cfg, last: Result{Threshold: restingThreshold(cfg), Mode: cfg.Mode}}
 	if cfg.Mode != ModeStatic {
-		t.way = newWay(cfg)
+		t.way = t.ways.pick(&t.cfg)
 	}
 	return t, nil
 }

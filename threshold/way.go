@@ -24,17 +24,32 @@ type fitted struct {
 	cost, costRel float64
 }
 
-// newWay is the way cfg selects (cfg valid, not ModeStatic).
-func newWay(cfg Config) way {
+// ways holds every way's state inside the Tracker, which points its way at
+// the one in use: a way allocated on its own is one allocation more per
+// poll (artt-scaler replays a fresh Tracker for each).
+type ways struct {
+	welford    welford
+	relative   relative
+	lead       lead
+	predictive predictive
+}
+
+// pick sets up and returns the way cfg selects (cfg valid, not ModeStatic).
+func (w *ways) pick(cfg *Config) way {
 	switch {
 	case cfg.Mode == ModeLARE:
-		return newWelford(cfg, false)
+		w.welford = newWelford(cfg, false)
+		return &w.welford
 	case cfg.Normalization == NormalizationWelford:
-		return newWelford(cfg, true)
+		w.welford = newWelford(cfg, true)
+		return &w.welford
 	case cfg.Normalization == NormalizationRelative:
-		return relative{cfg: cfg, z: cfg.z()}
+		w.relative = relative{cfg: cfg, z: cfg.z()}
+		return &w.relative
 	case cfg.Normalization == NormalizationPredictive:
-		return predictive{cfg: cfg, z: cfg.z()}
+		w.predictive = predictive{cfg: cfg, z: cfg.z()}
+		return &w.predictive
 	}
-	return lead{cfg: cfg, z: cfg.z()}
+	w.lead = lead{cfg: cfg, z: cfg.z()}
+	return &w.lead
 }

@@ -5,16 +5,16 @@ package threshold
 // linearly onto [MinThreshold, MaxThreshold]. ModeLARE, the baseline, has
 // the volatility alone, unscaled by the per-request cost.
 type welford struct {
-	cfg        Config
+	cfg        *Config
 	trend, vol upperBound
 	// withTrend is ModeARTT's: the trend counts, and the volatility is
 	// scaled by the per-request cost.
 	withTrend bool
 }
 
-func newWelford(cfg Config, withTrend bool) *welford {
+func newWelford(cfg *Config, withTrend bool) welford {
 	z := cfg.z()
-	return &welford{
+	return welford{
 		cfg:       cfg,
 		trend:     upperBound{z: z, warmUp: cfg.WarmUp},
 		vol:       upperBound{z: z, warmUp: cfg.WarmUp},
