@@ -19,8 +19,9 @@ import (
 func costP99(title string, results []*emulator.Result) (*plot.Plot, error) {
 	p := newPlot(title+": cost against P99 at equal cost (lines: each sweep's frontier)", "cost (replica-seconds)", "P99 (ms)")
 	drawn, err := costPlot(p, results, P99, func(r *emulator.Result) float64 { return r.P99Ms }, FloorP99(results))
-	if err == nil && drawn {
-		// Sweeps and the floor can lie an order of magnitude apart.
+	if err == nil && drawn && p.Y.Min > 0 && p.Y.Max/p.Y.Min >= 10 {
+		// Sweeps and the floor can lie an order of magnitude apart. Within
+		// one decade a log axis has no labelled tick, so it stays linear.
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		p.Y.Label.Text = "P99 (ms, log scale)"
 	}
