@@ -46,7 +46,7 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"testdata/check.yaml", "live-demo", "live-lata-chain"} {
+	for _, name := range []string{"testdata/check.yaml", "live-demo", "live-lata-chain", "live-lata-chain-16"} {
 		p, err := NewPlan(name, DefaultMaxCores)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -86,6 +86,7 @@ func TestPlanWarnsOfRequestsShortBesideTheirQuota(t *testing.T) {
 	}{
 		{"live-demo", []string{"frontend"}},                    // 1 ms at a sixth of a core; the backend's 6 ms is past four quotas
 		{"live-lata-chain", []string{"A", "B", "C", "D", "E"}}, // 2–3 ms at a sixteenth
+		{"live-lata-chain-16", nil},                            // 4–6 ms at a sixteenth: four quotas or more
 		{"testdata/check.yaml", []string{"frontend", "backend"}},
 	} {
 		p, err := NewPlan(c.name, DefaultMaxCores)
