@@ -55,7 +55,7 @@ test-live:
 
 ## live: the live-demo and live-lata-chain scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
 ## out/live; about forty minutes); needs root
-LIVE_SCENARIOS ?= live-demo live-lata-chain
+LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
 	hack/install-components.sh
