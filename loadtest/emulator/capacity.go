@@ -26,11 +26,7 @@ func (e *Emulator) watchCapacity() {
 		return
 	}
 	visits := e.callsPerRequest()
-	var invSpeed float64
-	for _, n := range e.nodes {
-		invSpeed += 1 / n.speed
-	}
-	invSpeed /= float64(len(e.nodes))
+	invSpeed := e.meanSlowness()
 	for i := 1; i < len(e.rate.Starts); i++ {
 		if e.rate.Values[i] <= e.rate.Values[i-1] {
 			continue
@@ -47,6 +43,16 @@ func (e *Emulator) watchCapacity() {
 		}
 		e.q.push(event{at: e.rate.Starts[i], kind: evCapacity})
 	}
+}
+
+// meanSlowness is the mean of 1 ÷ speed over every node: a request's CPU
+// on a node of mean speed against a speed-1 node's.
+func (e *Emulator) meanSlowness() float64 {
+	var sum float64
+	for _, n := range e.nodes {
+		sum += 1 / n.speed
+	}
+	return sum / float64(len(e.nodes))
 }
 
 // checkCapacity records every step whose component now has the ready pods

@@ -126,9 +126,10 @@ func (o *oracle) peak(a, b float64) float64 {
 func (o *oracle) podsFor(c *component, rate float64) int {
 	work := rate * o.visits[c] * c.spec.CPUPerRequest.Seconds() // speed-1 cores
 	perPod := o.target * c.spec.CPURequest
+	spread := o.e.meanSlowness()
 	n, prev := max(len(c.pods), 1), 0
 	for range 8 {
-		next := int(math.Ceil(work*o.slowness(c, n)/perPod - 1e-9))
+		next := int(math.Ceil(work*slowness(c, n, spread)/perPod - 1e-9))
 		next = min(max(next, c.spec.MinReplicas), c.spec.MaxReplicas)
 		if next == n || next == prev {
 			n = max(n, next)
@@ -141,19 +142,14 @@ func (o *oracle) podsFor(c *component, rate float64) int {
 
 // slowness is the mean of 1 ÷ speed over n pods of c, a request's CPU on
 // them against a speed-1 node's: its first n pods' nodes (a scale-down
-// removes the newest first), and for pods beyond those it has the mean
+// removes the newest first), and for pods beyond those spread, the mean
 // over every node, where the scheduler's least-allocated spreading puts
 // them.
-func (o *oracle) slowness(c *component, n int) float64 {
+func slowness(c *component, n int, spread float64) float64 {
 	var sum float64
 	kept := min(n, len(c.pods))
 	for _, p := range c.pods[:kept] {
 		sum += 1 / p.node.speed
 	}
-	var spread float64
-	for _, nd := range o.e.nodes {
-		spread += 1 / nd.speed
-	}
-	spread /= float64(len(o.e.nodes))
 	return (sum + float64(n-kept)*spread) / float64(n)
 }
