@@ -32,10 +32,22 @@ if [ ! -x "$KWOK/kwok" ] || [ ! -s "$KWOK/kwok-stages.yaml" ]; then
   done > "$KWOK/kwok-stages.yaml"
 fi
 link_kwok() { ln -sfn "$KWOK/kwok" "$OUT/kwok"; ln -sfn "$KWOK/kwok-stages.yaml" "$OUT/kwok-stages.yaml"; }
+# KEDA's CRDs (ScaledObject among them) from the module the binaries are
+# built from, for envtest to install: a copy of a few files, so a cache
+# built before they were kept gets them without a rebuild.
+keda_crds() {
+  [ -s "$OUT/keda-crds/keda.sh_scaledobjects.yaml" ] && return 0
+  local dir
+  dir=$(go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  mkdir -p "$OUT/keda-crds"
+  cp "$dir"/config/crd/bases/*.yaml "$OUT/keda-crds/"
+  chmod u+w "$OUT"/keda-crds/*.yaml
+}
 
 have() { for b in "$@"; do [ -x "$OUT/$b" ] || return 1; done; }
 if have kube-controller-manager kubectl keda-operator keda-adapter; then
   link_kwok
+  keda_crds
   echo "$OUT"
   exit 0
 fi
@@ -66,4 +78,5 @@ chmod -R u+w "$work/keda"
   CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/keda-adapter" ./cmd/adapter
 )
 link_kwok
+keda_crds
 echo "$OUT"

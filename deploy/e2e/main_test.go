@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -93,38 +92,19 @@ func startCluster(ctx context.Context) (func(), error) {
 			stops[i]()
 		}
 	}
-	kedaCRDs, err := moduleDir("github.com/kedacore/keda/v2", "v2.21.0")
-	if err != nil {
-		return stopAll, err
-	}
 	istioAPI, err := moduleDir("istio.io/api", "v1.32.0")
 	if err != nil {
 		return stopAll, err
 	}
-	// The aggregator proves itself to the adapter with a front-proxy client
-	// certificate the adapter trusts through the requestheader CA.
-	front, err := e2e.NewAuthority("front-proxy-ca")
-	if err != nil {
-		return stopAll, err
-	}
-	pki := filepath.Join(work, "front-proxy")
-	if err := front.Issue(pki, "client", "front-proxy-client", nil); err != nil {
-		return stopAll, err
-	}
 	env := &envtest.Environment{
 		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{
-			filepath.Join(kedaCRDs, "config", "crd", "bases"),
+			e2e.KEDACRDs(assets),
 			filepath.Join(istioAPI, "kubernetes", "customresourcedefinitions.gen.yaml"),
 		}, ErrorIfPathMissing: true},
 	}
-	args := env.ControlPlane.GetAPIServer().Configure()
-	args.Set("requestheader-client-ca-file", filepath.Join(pki, "ca.crt"))
-	args.Set("requestheader-allowed-names", "front-proxy-client")
-	args.Set("requestheader-username-headers", "X-Remote-User")
-	args.Set("requestheader-group-headers", "X-Remote-Group")
-	args.Set("requestheader-extra-headers-prefix", "X-Remote-Extra-")
-	args.Set("proxy-client-cert-file", filepath.Join(pki, "client.crt"))
-	args.Set("proxy-client-key-file", filepath.Join(pki, "client.key"))
+	if err := e2e.EnableAggregation(env.ControlPlane.GetAPIServer(), work); err != nil {
+		return stopAll, err
+	}
 	if cfg, err = env.Start(); err != nil {
 		return stopAll, fmt.Errorf("envtest: %w", err)
 	}
@@ -144,7 +124,7 @@ func startCluster(ctx context.Context) (func(), error) {
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		return stopAll, err
 	}
-	for _, ns := range []string{"keda", "shop", "artt-system"} {
+	for _, ns := range []string{"shop", "artt-system"} {
 		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			return stopAll, err
 		}
@@ -220,51 +200,9 @@ func startNodesAndScheduler(ctx context.Context) (func(), error) {
 	return func() { scheduler(); kwok() }, err
 }
 
-// startKEDA runs KEDA's operator and metrics adapter against the cluster
-// with certificates the test issues (the operator's gRPC metrics service and
-// the adapter's client share them, as KEDA's own cert rotation would make
-// them), and registers the adapter as the external metrics API.
+// startKEDA runs KEDA's operator and metrics adapter (e2e.StartKEDA).
 func startKEDA(ctx context.Context) (func(), error) {
-	var stops []func()
-	stopAll := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	ca, err := e2e.NewAuthority("keda-ca")
-	if err != nil {
-		return stopAll, err
-	}
-	certs := filepath.Join(work, "keda-certs")
-	names := []string{"keda-operator", "keda-operator.keda", "keda-operator.keda.svc", "keda-operator.keda.svc.cluster.local",
-		"keda-metrics-apiserver", "keda-metrics-apiserver.keda", "keda-metrics-apiserver.keda.svc", "localhost"}
-	if err := ca.Issue(certs, "tls", "keda-operator", names); err != nil {
-		return stopAll, err
-	}
-	env := []string{"WATCH_NAMESPACE=", "KEDA_CLUSTER_OBJECT_NAMESPACE=keda", "POD_NAMESPACE=keda", "KUBECONFIG=" + kubeconfig}
-	metricsService := e2e.FreeAddress()
-	op, err := startProcess(ctx, "keda-operator", filepath.Join(assets, "keda-operator"), env,
-		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--metrics-service-bind-address="+metricsService, "--cert-dir="+certs,
-		"--enable-webhook-patching=false", "--enable-apiservice-patching=false", "--enable-cert-rotation=false",
-		"--zap-log-level=info")
-	if err != nil {
-		return stopAll, err
-	}
-	stops = append(stops, op)
-	securePort := e2e.FreePort()
-	ad, err := startProcess(ctx, "keda-adapter", filepath.Join(assets, "keda-adapter"), env,
-		"--kubeconfig="+kubeconfig, "--lister-kubeconfig="+kubeconfig,
-		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
-		fmt.Sprintf("--secure-port=%d", securePort), "--cert-dir="+certs,
-		"--tls-cert-file="+filepath.Join(certs, "tls.crt"), "--tls-private-key-file="+filepath.Join(certs, "tls.key"),
-		"--metrics-service-address="+metricsService, "--metrics-service-grpc-authority=keda-operator.keda.svc.cluster.local",
-		fmt.Sprintf("--port=%d", e2e.FreePort()), "--v=2")
-	if err != nil {
-		return stopAll, err
-	}
-	stops = append(stops, ad)
-	return stopAll, registerAdapter(ctx, securePort)
+	return e2e.StartKEDA(ctx, work, assets, kubeconfig, k8s)
 }
 
 // startProcess runs a component with its output in work/<name>.log.
@@ -273,14 +211,7 @@ func startProcess(ctx context.Context, name, path string, env []string, args ...
 }
 
 // build builds one of ARTT's real binaries from this checkout.
-func build(command string) (string, error) {
-	out := filepath.Join(work, command)
-	cmd := exec.Command("go", "build", "-o", out, "github.com/artt-dev/artt/cmd/"+command)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", command, err, b)
-	}
-	return out, nil
-}
+func build(command string) (string, error) { return e2e.Build(work, command) }
 
 // moduleDir finds a module's source in the module cache.
 func moduleDir(module, version string) (string, error) {
@@ -295,30 +226,4 @@ func moduleDir(module, version string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no source directory for %s@%s", module, version)
-}
-
-// registerAdapter makes KEDA's adapter the external metrics API: an
-// ExternalName Service "localhost" (Endpoints may not point at loopback)
-// and the APIService that routes to it.
-func registerAdapter(ctx context.Context, port int) error {
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "keda-metrics-apiserver", Namespace: "keda"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
-			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}},
-	}
-	if err := k8s.Create(ctx, svc); err != nil {
-		return err
-	}
-	api := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1",
-		"kind":       "APIService",
-		"metadata":   map[string]any{"name": "v1beta1.external.metrics.k8s.io"},
-		"spec": map[string]any{
-			"group": "external.metrics.k8s.io", "version": "v1beta1",
-			"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
-			"insecureSkipTLSVerify": true,
-			"service":               map[string]any{"name": "keda-metrics-apiserver", "namespace": "keda", "port": int64(port)},
-		},
-	}}
-	return k8s.Create(ctx, api)
 }

@@ -87,22 +87,11 @@ func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 }
 
 // metadata is the trigger metadata of component c: the scenario's and the
-// run's over the lab's defaults. leadTime defaults to what docs/scaler.md
-// tells an operator to set: one HPA sync plus the pods' startup.
+// run's over the defaults the live loop shares (Scenario.TriggerMetadata),
+// then the autoscaler's own keys.
 func (a *kedaHPA) metadata(c *component) map[string]string {
 	e := a.e
-	md := map[string]string{
-		"prometheusAddress": "http://lab.invalid:9090",
-		"workload":          c.spec.Name,
-		"step":              e.sc.Control.SampleInterval.String(),
-		"leadTime":          (e.sc.Control.HPASyncPeriod.Duration + e.sc.Control.PodStartup.Duration).String(),
-	}
-	for k, v := range e.sc.Control.ScalerMetadata {
-		md[k] = v
-	}
-	for k, v := range e.run.ScalerMetadata {
-		md[k] = v
-	}
+	md := e.sc.TriggerMetadata(e.run, c.spec.Name, "http://lab.invalid:9090")
 	switch a.policy {
 	case "hpa-cpu":
 		md["mode"] = "static"

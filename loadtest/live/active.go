@@ -44,7 +44,11 @@ func Locality(node string) string { return locality(node) }
 // counter.
 func (a *Active) Received(ctx context.Context, component string) (map[string]map[string]float64, error) {
 	out := map[string]map[string]float64{}
-	for _, pod := range a.H.Plan.Pods {
+	pods, err := a.pods()
+	if err != nil {
+		return nil, err
+	}
+	for _, pod := range pods {
 		if pod.Component != component || !a.H.kubelet.running(a.Namespace, pod.Name) {
 			continue
 		}
@@ -99,9 +103,10 @@ func (a *Active) ReceivedByPod(ctx context.Context, component string) (map[strin
 	return out, nil
 }
 
-// PodNode is the node a pod of the plan runs on.
+// PodNode is the node a pod of the run runs on.
 func (a *Active) PodNode(pod string) string {
-	for _, p := range a.H.Plan.Pods {
+	pods, _ := a.pods()
+	for _, p := range pods {
 		if p.Name == pod {
 			return p.Node
 		}
@@ -156,7 +161,11 @@ func (a *Active) KillPod(pod string) error { return a.H.kubelet.kill(a.Namespace
 func (a *Active) NodeCPU(node string, window time.Duration) (float64, error) {
 	read := func() (float64, error) {
 		total := 0.0
-		for _, p := range a.H.Plan.Pods {
+		pods, err := a.pods()
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range pods {
 			if p.Node != node || !a.H.kubelet.running(a.Namespace, p.Name) {
 				continue
 			}

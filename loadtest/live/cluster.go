@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,23 +68,43 @@ type Cluster struct {
 	Kubeconfig string
 	Istiod     *e2e.Istiod
 	Prom       *promtest.Server
+	// ScalerAddress is artt-scaler's gRPC address, when it runs.
+	ScalerAddress string
 	// Dir holds every component's log.
 	Dir   string
 	stops []func()
 }
 
-// StartCluster starts the control plane with its logs in dir. Prometheus
-// scrapes targets every scrape, and the probe series (the emulated
-// network's node-to-node round trips, as a blackbox exporter would
-// measure them) from an exporter of the harness's own.
-func StartCluster(ctx context.Context, a Assets, dir string, targets []string, probes []promtest.Series, scrape time.Duration) (*Cluster, error) {
+// ClusterConfig is what the control plane is started for.
+type ClusterConfig struct {
+	// Prometheus scrapes Targets every Scrape, and the probe series (the
+	// emulated network's node-to-node round trips, as a blackbox exporter
+	// would measure them) from an exporter of the harness's own.
+	Targets []string
+	Probes  []promtest.Series
+	Scrape  time.Duration
+	// Autoscale, when set, adds what KEDA scales with: the aggregation
+	// layer, KEDA's CRDs, operator and metrics adapter, kube-controller-
+	// manager's Deployment, ReplicaSet and HPA controllers (the HPA's sync
+	// every HPASync), the pods' kube-state series, and artt-scaler.
+	Autoscale bool
+	HPASync   time.Duration
+}
+
+// StartCluster starts the control plane with its logs in dir.
+func StartCluster(ctx context.Context, a Assets, dir string, cfg ClusterConfig) (*Cluster, error) {
 	c := &Cluster{Dir: dir}
-	if err := c.startAPI(ctx, a); err != nil {
+	if err := c.startAPI(ctx, a, cfg.Autoscale); err != nil {
 		return c, err
+	}
+	controllers := "endpointslice-controller,garbage-collector-controller,deployment-controller,replicaset-controller"
+	if cfg.Autoscale {
+		controllers += ",horizontal-pod-autoscaler-controller"
 	}
 	stopKCM, err := e2e.StartProcess(ctx, dir, "kube-controller-manager", filepath.Join(a.E2E, "kube-controller-manager"), nil,
 		"--kubeconfig="+c.Kubeconfig, "--authentication-kubeconfig="+c.Kubeconfig, "--authorization-kubeconfig="+c.Kubeconfig,
-		"--controllers=endpointslice-controller,garbage-collector-controller", "--leader-elect=false", "--secure-port=0")
+		"--controllers="+controllers, "--leader-elect=false", "--secure-port=0",
+		"--horizontal-pod-autoscaler-sync-period="+cfg.HPASync.String())
 	c.stops = append(c.stops, stopKCM)
 	if err != nil {
 		return c, err
@@ -93,19 +115,33 @@ func StartCluster(ctx context.Context, a Assets, dir string, targets []string, p
 	if err != nil {
 		return c, err
 	}
-	probeAddr, stopProbes, err := serveHTTP("127.0.0.1:0", promtest.NewExporter(probes))
+	probeAddr, stopProbes, err := serveHTTP("127.0.0.1:0", promtest.NewExporter(cfg.Probes))
 	if err != nil {
 		return c, err
 	}
 	c.stops = append(c.stops, stopProbes)
+	targets := append(cfg.Targets, probeAddr)
+	if cfg.Autoscale {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(newKubeState(c.Client))
+		addr, stop, err := serveHTTP("127.0.0.1:0", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		if err != nil {
+			return c, err
+		}
+		c.stops = append(c.stops, stop)
+		targets = append(targets, addr)
+	}
 	promDir := filepath.Join(dir, "prometheus")
 	if err := os.MkdirAll(promDir, 0o755); err != nil {
 		return c, err
 	}
-	if c.Prom, err = promtest.Start(promDir, append(targets, probeAddr), scrape); err != nil {
+	if c.Prom, err = promtest.Start(promDir, targets, cfg.Scrape); err != nil {
 		return c, err
 	}
 	c.stops = append(c.stops, func() { _ = c.Prom.Stop() })
+	if cfg.Autoscale {
+		return c, c.startAutoscaling(ctx, a)
+	}
 	return c, nil
 }
 
@@ -114,11 +150,16 @@ func StartCluster(ctx context.Context, a Assets, dir string, targets []string, p
 const apiAdvertiseAddress = "10.80.0.1"
 
 // startAPI starts envtest with Istio's CRDs from the module istiod was
-// built from, and writes the admin kubeconfig.
-func (c *Cluster) startAPI(ctx context.Context, a Assets) error {
+// built from (and, to autoscale, KEDA's and the aggregation layer), and
+// writes the admin kubeconfig.
+func (c *Cluster) startAPI(ctx context.Context, a Assets, autoscale bool) error {
+	crds := []string{filepath.Join(a.Istiod, "crd-all.gen.yaml")}
+	if autoscale {
+		crds = append(crds, e2e.KEDACRDs(a.E2E))
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: a.Kubebuilder,
-		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{filepath.Join(a.Istiod, "crd-all.gen.yaml")}, ErrorIfPathMissing: true},
+		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: crds, ErrorIfPathMissing: true},
 	}
 	logs := make([]*os.File, 2)
 	for i, name := range []string{"kube-apiserver", "etcd"} {
@@ -137,6 +178,11 @@ func (c *Cluster) startAPI(ctx context.Context, a Assets) error {
 		return err
 	}
 	api.Configure().Set("advertise-address", apiAdvertiseAddress)
+	if autoscale {
+		if err := e2e.EnableAggregation(api, c.Dir); err != nil {
+			return err
+		}
+	}
 	env.ControlPlane.Etcd = &envtest.Etcd{Out: logs[1], Err: logs[1]}
 	c.stops = append(c.stops, func() { logs[0].Close(); logs[1].Close() })
 	var err error

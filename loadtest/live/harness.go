@@ -1,14 +1,15 @@
 package live
 
 import (
-	"log/slog"
-
 	"context"
 	"errors"
 	"fmt"
-	"github.com/go-logr/logr"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/artt-dev/artt/internal/promtest"
@@ -56,7 +57,8 @@ func Start(ctx context.Context, p *Plan, opts Options) (*Harness, error) {
 	h := &Harness{Plan: p, opts: opts}
 	h.opts.Progress.Phase("starting the control plane (kube-apiserver, etcd, kube-controller-manager, istiod, Prometheus)")
 	sc := p.Scenario
-	h.Cluster, err = StartCluster(ctx, opts.Assets, opts.Dir, h.targets(), probeSeries(p), sc.Control.SampleInterval.Duration)
+	h.Cluster, err = StartCluster(ctx, opts.Assets, opts.Dir, ClusterConfig{Targets: h.targets(), Probes: probeSeries(p),
+		Scrape: sc.Control.SampleInterval.Duration, Autoscale: slices.ContainsFunc(p.Runs, Autoscaled), HPASync: sc.Control.HPASyncPeriod.Duration})
 	if err != nil {
 		h.Close()
 		return nil, err
@@ -79,13 +81,19 @@ func Start(ctx context.Context, p *Plan, opts Options) (*Harness, error) {
 	return h, nil
 }
 
-// targets are the metrics addresses of every run's pods and gateway:
-// Prometheus scrapes them all from the start, a run's only while it runs.
+// targets are the metrics addresses of every run's pods (and of the
+// slots kept for the autoscaled components' pods) and gateway: Prometheus
+// scrapes them all from the start, a pod's only while it runs.
 func (h *Harness) targets() []string {
 	var out []string
 	for i := range h.Plan.Runs {
 		for _, pod := range h.Plan.Pods {
 			out = append(out, fmt.Sprintf("%s:%d", podIP(i, pod.Index), backend.MetricsPort))
+		}
+		for _, s := range h.Plan.Scaled {
+			for _, slot := range s.Slots {
+				out = append(out, fmt.Sprintf("%s:%d", podIP(i, slot), backend.MetricsPort))
+			}
 		}
 		out = append(out, fmt.Sprintf("%s:%d", podIP(i, ingressIndex), backend.MetricsPort))
 	}

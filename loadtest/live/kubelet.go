@@ -73,21 +73,29 @@ type podStart struct {
 	args                         []string
 }
 
-// startPod creates a pod's object, address and cgroups, starts its
-// process, and marks it Ready once it listens on its gRPC port (role
-// backend) or starts (loadgen, whose stdout is returned).
+// startPod creates a pod's object and runs it (runPod), Ready as soon as
+// it listens.
 func (k *kubelet) startPod(ctx context.Context, s podStart) (io.Reader, error) {
-	ns, name, node, ip, limit, role := s.ns, s.name, s.node, s.ip, s.limit, s.role
 	pod, err := createPod(ctx, k.cluster, s)
 	if err != nil {
 		return nil, err
 	}
+	return k.runPod(ctx, s, pod, time.Time{})
+}
+
+// runPod gives a pod bound to its node its address and cgroups, starts its
+// process, and marks it Ready once it listens on its gRPC port (role
+// backend) or starts (loadgen, whose stdout is returned), and not before
+// readyAt (its startup, for a pod an autoscaler added).
+func (k *kubelet) runPod(ctx context.Context, s podStart, pod *corev1.Pod, readyAt time.Time) (io.Reader, error) {
+	ns, name, node, ip, limit, role := s.ns, s.name, s.node, s.ip, s.limit, s.role
 	if err := addAddress(ip); err != nil {
 		return nil, err
 	}
 	// The gateway is not a node's workload: the lab's costs its node
 	// nothing, so the generator runs outside every node's quota.
 	cpuacct := ""
+	var err error
 	if role == "backend" {
 		if cpuacct, err = k.cgroups.AddPod(node, name, limit); err != nil {
 			return nil, err
@@ -136,6 +144,11 @@ func (k *kubelet) startPod(ctx context.Context, s podStart) (io.Reader, error) {
 		if err := waitListening(ctx, net.JoinHostPort(ip, strconv.Itoa(backend.Port)), p.exited); err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w (log %s)", ns, name, err, log.Name())
 		}
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(time.Until(readyAt)):
 	}
 	return stdout, markRunning(ctx, k.cluster, pod, ip)
 }

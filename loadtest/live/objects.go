@@ -3,6 +3,8 @@ package live
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 
 	networkingapi "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -11,8 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/artt-dev/artt/loadtest/live/backend"
+	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/traffic/controller"
 )
 
@@ -48,46 +53,76 @@ func createNodes(ctx context.Context, c *Cluster, p *Plan) error {
 // per component and the gateway, and for each component the user's
 // DestinationRule with the run's balancer inside a locality (none for
 // cswrr, whose clients do not ask istiod). managed opts the Deployments
-// in to artt-traffic.
-func createWorkloads(ctx context.Context, c *Cluster, p *Plan, ns string, lb networkingapi.LoadBalancerSettings_SimpleLB, managed bool) error {
+// in to artt-traffic; the components in scaled have their pods made by
+// their Deployment's ReplicaSet (for KEDA to scale), the others are the
+// harness's own pods.
+func createWorkloads(ctx context.Context, c *Cluster, p *Plan, ns string, lb networkingapi.LoadBalancerSettings_SimpleLB, managed bool, scaled []ScaledSpec) error {
 	if err := c.createNamespace(ctx, ns); err != nil {
 		return err
 	}
-	workloads := []string{ingressWorkload}
-	for _, comp := range p.Scenario.Application.Components {
-		workloads = append(workloads, backend.ObjectName(comp.Name))
+	if err := createWorkload(ctx, c, ns, ingressWorkload, nil, managed, lb); err != nil {
+		return err
 	}
-	for _, w := range workloads {
-		if err := createDeployment(ctx, c, ns, w, managed); err != nil {
+	for _, comp := range p.Scenario.Application.Components {
+		var template *scenario.Component
+		if slices.ContainsFunc(scaled, func(s ScaledSpec) bool { return s.Component == comp.Name }) {
+			template = &comp
+		}
+		if err := createWorkload(ctx, c, ns, backend.ObjectName(comp.Name), template, managed, lb); err != nil {
 			return err
-		}
-		if err := createService(ctx, c, ns, w); err != nil {
-			return err
-		}
-		if w == ingressWorkload || lb == networkingapi.LoadBalancerSettings_UNSPECIFIED {
-			continue
-		}
-		dr := &networkingv1.DestinationRule{
-			ObjectMeta: metav1.ObjectMeta{Name: w, Namespace: ns},
-			Spec: networkingapi.DestinationRule{Host: w, TrafficPolicy: &networkingapi.TrafficPolicy{
-				LoadBalancer: &networkingapi.LoadBalancerSettings{LbPolicy: &networkingapi.LoadBalancerSettings_Simple{Simple: lb}},
-			}},
-		}
-		if _, err := c.Istio.NetworkingV1().DestinationRules(ns).Create(ctx, dr, metav1.CreateOptions{FieldManager: "live-user"}); err != nil {
-			return fmt.Errorf("destination rule %s/%s: %w", ns, w, err)
 		}
 	}
 	return nil
 }
 
-func createDeployment(ctx context.Context, c *Cluster, ns, name string, managed bool) error {
+// createWorkload creates one workload's Deployment, Service and, but for
+// the gateway and cswrr, DestinationRule.
+func createWorkload(ctx context.Context, c *Cluster, ns, w string, scaled *scenario.Component, managed bool, lb networkingapi.LoadBalancerSettings_SimpleLB) error {
+	if err := createDeployment(ctx, c, ns, w, managed, scaled); err != nil {
+		return err
+	}
+	if err := createService(ctx, c, ns, w); err != nil {
+		return err
+	}
+	if w == ingressWorkload || lb == networkingapi.LoadBalancerSettings_UNSPECIFIED {
+		return nil
+	}
+	dr := &networkingv1.DestinationRule{
+		ObjectMeta: metav1.ObjectMeta{Name: w, Namespace: ns},
+		Spec: networkingapi.DestinationRule{Host: w, TrafficPolicy: &networkingapi.TrafficPolicy{
+			LoadBalancer: &networkingapi.LoadBalancerSettings{LbPolicy: &networkingapi.LoadBalancerSettings_Simple{Simple: lb}},
+		}},
+	}
+	if _, err := c.Istio.NetworkingV1().DestinationRules(ns).Create(ctx, dr, metav1.CreateOptions{FieldManager: "live-user"}); err != nil {
+		return fmt.Errorf("destination rule %s/%s: %w", ns, w, err)
+	}
+	return nil
+}
+
+// createDeployment creates a workload's Deployment. A scaled component's
+// starts at its replicas, and kube-controller-manager's ReplicaSet makes
+// its pods from the template. Any other is paused: a paused Deployment
+// gets no ReplicaSet, so the pods stay the harness's, placed as the
+// scenario pins them.
+func createDeployment(ctx context.Context, c *Cluster, ns, name string, managed bool, scaled *scenario.Component) error {
 	labels := map[string]string{"app": name}
+	container := corev1.Container{Name: "app", Image: "artt-live", Ports: []corev1.ContainerPort{{ContainerPort: backend.Port, Name: "grpc-call"}}}
 	dep := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: appsv1.DeploymentSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "artt-live"}}}},
+			Paused:   scaled == nil,
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{container}}},
 		},
+	}
+	if scaled != nil {
+		replicas := int32(scaled.Replicas)
+		dep.Spec.Replicas = &replicas
+		dep.Spec.Template.Spec.Containers[0].Resources = corev1.ResourceRequirements{Limits: cores(scaled.CPULimit), Requests: cores(scaled.CPURequest)}
+		// As a pod's grace period, the time a scaled-down pod has to
+		// finish its requests (the harness stops it then).
+		grace := int64(1)
+		dep.Spec.Template.Spec.TerminationGracePeriodSeconds = &grace
 	}
 	if managed {
 		dep.Labels = map[string]string{controller.ManagedLabel: "true"}
@@ -96,6 +131,11 @@ func createDeployment(ctx context.Context, c *Cluster, ns, name string, managed 
 		return fmt.Errorf("deployment %s/%s: %w", ns, name, err)
 	}
 	return nil
+}
+
+// cores is a CPU amount as a resource list.
+func cores(v float64) corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(int64(math.Round(v*1000)), resource.DecimalSI)}
 }
 
 // createService creates a component's Service; its port's name starts
@@ -116,9 +156,6 @@ func createService(ctx context.Context, c *Cluster, ns, name string) error {
 // createPod creates a pod bound to its node, with its CPU limit and
 // request, not yet running.
 func createPod(ctx context.Context, c *Cluster, s podStart) (*corev1.Pod, error) {
-	cores := func(v float64) corev1.ResourceList {
-		return corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(int64(v*1000), resource.DecimalSI)}
-	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.ns, Labels: map[string]string{"app": s.workload}},
 		Spec: corev1.PodSpec{NodeName: s.node, Containers: []corev1.Container{{
@@ -133,13 +170,19 @@ func createPod(ctx context.Context, c *Cluster, s podStart) (*corev1.Pod, error)
 }
 
 // markRunning sets a pod Running and Ready on its address, as a kubelet
-// does once the container's readiness probe passes.
+// does once the container's readiness probe passes. It reads the pod
+// first: a scheduler's binding or a controller may have changed it.
 func markRunning(ctx context.Context, c *Cluster, pod *corev1.Pod, ip string) error {
-	now := metav1.Now()
-	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}, HostIP: ip, StartTime: &now,
-		Conditions: []corev1.PodCondition{
-			{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-		}}
-	return c.Client.Status().Update(ctx, pod)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}, HostIP: ip, StartTime: &now,
+			Conditions: []corev1.PodCondition{
+				{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+				{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			}}
+		return c.Client.Status().Update(ctx, pod)
+	})
 }

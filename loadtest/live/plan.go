@@ -36,11 +36,24 @@ type Plan struct {
 	Runs     []scenario.Run
 	// Pods are each run's pods, the same layout in every run.
 	Pods []PodSpec
+	// Scaled are the autoscaled components, for the runs KEDA scales.
+	Scaled []ScaledSpec
 	// IngressNode is where the load generator poses as the gateway.
 	IngressNode string
 	// Warnings say where the emulation departs from the lab's model.
 	Warnings []string
 }
+
+// ScaledSpec is an autoscaled component: in a run KEDA scales, its
+// Deployment's ReplicaSet makes its pods, and each takes one of Slots, the
+// pod indices (addresses) kept for it, up to its maxReplicas.
+type ScaledSpec struct {
+	Component string
+	Slots     []int
+}
+
+// Autoscaled reports whether KEDA scales run r.
+func Autoscaled(r scenario.Run) bool { return r.Autoscaling == "artt" }
 
 // PodSpec is one pod of the scenario's placement.
 type PodSpec struct {
@@ -91,9 +104,19 @@ func NewPlan(nameOrPath string, maxCores float64) (*Plan, error) {
 			p.Pods = append(p.Pods, PodSpec{Name: fmt.Sprintf("%s-%d", name, i), Component: c.Name, Node: node, Index: len(p.Pods), Limit: c.CPULimit, Request: c.CPURequest})
 		}
 	}
+	for _, c := range sc.Application.Components {
+		if !c.Autoscale {
+			continue
+		}
+		sp := ScaledSpec{Component: c.Name}
+		for range c.MaxReplicas {
+			sp.Slots = append(sp.Slots, len(p.Pods)+slotCount(p.Scaled)+len(sp.Slots))
+		}
+		p.Scaled = append(p.Scaled, sp)
+	}
 	p.Warnings = burstWarnings(sc)
-	if len(p.Pods) > 200 {
-		return nil, &scenario.FieldError{Field: "application.components.replicas", Value: len(p.Pods), Reason: "more than 200 pods: one process each does not fit here"}
+	if n := len(p.Pods) + slotCount(p.Scaled); n > 200 {
+		return nil, &scenario.FieldError{Field: "application.components.replicas", Value: n, Reason: "more than 200 pods (maxReplicas counted for an autoscaled component): one process each does not fit here"}
 	}
 	return p, nil
 }
@@ -113,8 +136,8 @@ func refuseUnsupported(sc *scenario.Scenario) error {
 	}
 	for _, c := range sc.Application.Components {
 		switch {
-		case c.Autoscale:
-			return refuse("application.components.autoscale", c.Name, "the live loop keeps the scenario's replicas")
+		case c.Autoscale && c.MaxReplicas > 64:
+			return refuse("application.components.maxReplicas", c.MaxReplicas, "an autoscaled component keeps an address per possible pod, at most 64")
 		case c.Workers > 0:
 			return refuse("application.components.workers", c.Workers, "a gRPC server serves its requests at once (processor sharing, workers: 0)")
 		case len(c.Placement) == 0:
@@ -125,19 +148,28 @@ func refuseUnsupported(sc *scenario.Scenario) error {
 		switch {
 		case !slices.Contains(Routings, r.Routing):
 			return refuse("runs.routing", r.Routing, fmt.Sprintf("the live balancers are %v", Routings))
-		case r.Autoscaling != "" && r.Autoscaling != "none":
-			return refuse("runs.autoscaling", r.Autoscaling, "the live loop keeps the scenario's replicas")
+		case r.Autoscaling != "" && r.Autoscaling != "none" && !Autoscaled(r):
+			return refuse("runs.autoscaling", r.Autoscaling, "KEDA scales the live pods on artt-scaler's answers only (artt); the CPU autoscalers need metrics-server, which is not built here")
 		case r.Placement != "" && r.Placement != "default":
 			return refuse("runs.placement", r.Placement, "pods are placed as the components' placement says")
 		case r.OutlierDetection != nil:
 			return refuse("runs.outlierDetection", r.Label(), "istiod sends gRPC clients no outlier detection")
-		case len(r.ScalerMetadata) > 0:
+		case len(r.ScalerMetadata) > 0 && !Autoscaled(r):
 			return refuse("runs.scalerMetadata", r.Label(), "no autoscaler runs")
 		case (r.Routing == "heart" || r.Routing == "artt") && r.LBPolicy != "ROUND_ROBIN":
 			return refuse("runs.lbPolicy", r.LBPolicy, "gRPC honours locality weights only under ROUND_ROBIN (its least_request has no locality layer); set lbPolicy: ROUND_ROBIN, which the lab then models too")
 		}
 	}
 	return nil
+}
+
+// slotCount is how many slots the autoscaled components keep.
+func slotCount(scaled []ScaledSpec) int {
+	n := 0
+	for _, s := range scaled {
+		n += len(s.Slots)
+	}
+	return n
 }
 
 // nodeIndex is the place of a node in the scenario's list.

@@ -46,7 +46,7 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"testdata/check.yaml", "live-demo", "live-lata-chain", "live-lata-chain-16"} {
+	for _, name := range []string{"testdata/check.yaml", "live-demo", "live-lata-chain", "live-lata-chain-16", "live-step"} {
 		p, err := NewPlan(name, DefaultMaxCores)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -100,5 +100,30 @@ func TestPlanWarnsOfRequestsShortBesideTheirQuota(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: warned of %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// An autoscaled component keeps an address per possible pod, none of them
+// another pod's.
+func TestPlanKeepsAnAddressPerPossiblePod(t *testing.T) {
+	p, err := NewPlan("live-step", DefaultMaxCores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Scaled) != 1 || p.Scaled[0].Component != "backend" || len(p.Scaled[0].Slots) != 9 {
+		t.Fatalf("scaled = %+v, want backend with 9 slots (its maxReplicas)", p.Scaled)
+	}
+	taken := map[int]string{}
+	for _, pod := range p.Pods {
+		taken[pod.Index] = pod.Name
+	}
+	for _, slot := range p.Scaled[0].Slots {
+		if other, ok := taken[slot]; ok {
+			t.Errorf("slot %d is %s's too", slot, other)
+		}
+		taken[slot] = "a slot"
+	}
+	if !Autoscaled(p.Runs[0]) {
+		t.Errorf("run %s is not scaled by KEDA", p.Runs[0].Label())
 	}
 }

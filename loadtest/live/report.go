@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,6 +83,7 @@ func ComparisonMarkdown(cs []Comparison) string {
 	}
 	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
 		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
+	b.WriteString(ScalingMarkdown(cs))
 	b.WriteString("The load generator's send time after the scheduled one (µs):\n\n| run | P50 | P99 | max |\n|---|---:|---:|---:|\n")
 	for _, c := range cs {
 		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", c.Live.Run, c.Lag.P50, c.Lag.P99, c.Lag.Max)
@@ -96,6 +98,50 @@ func ComparisonMarkdown(cs []Comparison) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// ScalingMarkdown is, for the runs KEDA scaled, each step up beside the
+// lab's: the Ready pods the step's demand needs (the lab's count), how soon
+// they were Ready, the most Ready after the step (less the needed: the
+// overshoot), the requests lost and the replica-seconds. Empty when no run
+// scaled over a step.
+func ScalingMarkdown(cs []Comparison) string {
+	var b strings.Builder
+	for _, c := range cs {
+		for i, live := range c.Live.Capacity {
+			if b.Len() == 0 {
+				b.WriteString("Autoscaled runs, after each step up (time to capacity: until the Ready pods cover the step's demand at the pods' CPU request on a node of mean speed):\n\n")
+				b.WriteString("| run | component | step at s | to req/s | pods needed | live time to capacity s | lab | live peak Ready | lab | live lost | lab | live replica-seconds | lab |\n")
+				b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+			}
+			lab := c.Lab.Capacity[i]
+			fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %d | %s | %s | %d | %d | %d | %d | %.0f | %.0f |\n", c.Live.Run, live.Component, live.At, live.Rate, live.Needed,
+				seconds(live.Seconds), seconds(lab.Seconds), peakReady(c.Live, live), peakReady(c.Lab, lab), failures(c.Live), failures(c.Lab), c.Live.ReplicaSeconds, c.Lab.ReplicaSeconds)
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// peakReady is the most Ready pods of a step's component at a sample
+// after the step.
+func peakReady(r *emulator.Result, s emulator.StepCapacity) int {
+	peak := 0
+	for _, p := range r.Series {
+		if p.T > s.At {
+			peak = max(peak, p.Replicas[s.Component])
+		}
+	}
+	return peak
+}
+
+func seconds(v float64) string {
+	if math.IsNaN(v) {
+		return "never"
+	}
+	return fmt.Sprintf("%.0f", v)
 }
 
 // SummaryMarkers are the markers of a scenario's block in a Markdown file

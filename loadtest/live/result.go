@@ -3,6 +3,7 @@ package live
 import (
 	"math"
 	"slices"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -41,38 +42,63 @@ func (h *Harness) Result(m *Measured) *emulator.Result {
 		r.SuccessRate = float64(r.Succeeded) / float64(r.Requests)
 	}
 	r.SummarizeLatencies()
-	window := m.Window.Seconds()
 	var names []string
 	for _, c := range sc.Application.Components {
 		names = append(names, c.Name)
 	}
-	for _, pod := range h.Plan.Pods {
-		r.Pods = append(r.Pods, emulator.PodResult{Name: pod.Name, Component: pod.Component, Node: pod.Node, Seconds: window,
-			Utilization: m.CPU[pod.Name] / (pod.Limit * window)})
-		r.ReplicaSeconds += window
+	for _, pod := range m.Pods {
+		from, to := podLife(pod, m.Started, warmup, sc.Duration.Seconds())
+		if to <= from {
+			continue
+		}
+		r.Pods = append(r.Pods, emulator.PodResult{Name: pod.Name, Component: pod.Component, Node: pod.Node, Seconds: to - from,
+			Utilization: m.CPU[pod.Name] / (pod.Limit * (to - from))})
+		r.ReplicaSeconds += to - from
 	}
 	r.SummarizePods(names, sc.Control.SampleInterval.Seconds())
-	r.Series = series(m.Records, sc.Control.SampleInterval.Seconds(), sc.Duration.Seconds(), timeoutMs, h.replicas())
+	r.Series = series(m.Records, sc.Control.SampleInterval.Seconds(), sc.Duration.Seconds(), timeoutMs, readyCounts(m))
 	return r
 }
 
-// replicas is each component's count of pods.
-func (h *Harness) replicas() map[string]int {
-	out := map[string]int{}
-	for _, p := range h.Plan.Pods {
-		out[p.Component]++
+// podLife is the part of the measured window, [warmup, duration] seconds
+// after the load's start, a pod lived in: from its creation (the harness's
+// own pods, before the load) to its end (or the run's).
+func podLife(p runPod, started time.Time, warmup, duration float64) (from, to float64) {
+	from, to = warmup, duration
+	if !p.Created.IsZero() {
+		from = max(from, p.Created.Sub(started).Seconds())
 	}
-	return out
+	if !p.Gone.IsZero() {
+		to = min(to, p.Gone.Sub(started).Seconds())
+	}
+	return from, to
+}
+
+// readyCounts is each component's count of Ready pods at t seconds after
+// the load's start, as the lab samples it.
+func readyCounts(m *Measured) func(t float64) map[string]int {
+	return func(t float64) map[string]int {
+		out := map[string]int{}
+		at := m.Started.Add(time.Duration(t * float64(time.Second)))
+		for _, p := range m.Pods {
+			ready := p.Created.IsZero() || (!p.Ready.IsZero() && !p.Ready.After(at))
+			if ready && (p.Gone.IsZero() || p.Gone.After(at)) {
+				out[p.Component]++
+			}
+		}
+		return out
+	}
 }
 
 // series is the run sample interval by interval: the rate sent, the P99 of
 // the requests answered in it, the timeouts.
-func series(recs []loadgen.Record, interval, duration, timeoutMs float64, replicas map[string]int) []emulator.Point {
+func series(recs []loadgen.Record, interval, duration, timeoutMs float64, replicas func(t float64) map[string]int) []emulator.Point {
 	n := int(math.Ceil(duration / interval))
 	lat := make([][]float64, n)
 	pts := make([]emulator.Point, n)
 	for i := range pts {
-		pts[i] = emulator.Point{T: float64(i+1) * interval, P99Ms: math.NaN(), Replicas: replicas}
+		t := float64(i+1) * interval
+		pts[i] = emulator.Point{T: t, P99Ms: math.NaN(), Replicas: replicas(t)}
 	}
 	for _, rec := range recs {
 		i := min(int(rec.At/interval), n-1)
@@ -123,7 +149,7 @@ func (h *Harness) CPUPerRequest(m *Measured) []ComponentCPU {
 	var out []ComponentCPU
 	for _, c := range sc.Application.Components {
 		var served, nominal, cpu float64
-		for _, pod := range h.Plan.Pods {
+		for _, pod := range m.Pods {
 			if pod.Component != c.Name {
 				continue
 			}
@@ -133,6 +159,32 @@ func (h *Harness) CPUPerRequest(m *Measured) []ComponentCPU {
 			cpu += m.CPU[pod.Name]
 		}
 		out = append(out, ComponentCPU{Component: c.Name, ScenarioMs: 1000 * nominal / served, LiveMs: 1000 * cpu / served})
+	}
+	return out
+}
+
+// Capacity is, for each of the lab's steps up (the same step, component
+// and count of pods needed), how soon after it the live run had that many
+// Ready pods; NaN when it never did.
+func Capacity(m *Measured, lab []emulator.StepCapacity) []emulator.StepCapacity {
+	ready := readyCounts(m)
+	out := slices.Clone(lab)
+	for i := range out {
+		s := &out[i]
+		s.Seconds = math.NaN()
+		times := []float64{s.At}
+		for _, p := range m.Pods {
+			if t := p.Ready.Sub(m.Started).Seconds(); p.Component == s.Component && !p.Ready.IsZero() && t >= s.At {
+				times = append(times, t)
+			}
+		}
+		slices.Sort(times)
+		for _, t := range times {
+			if ready(t)[s.Component] >= s.Needed {
+				s.Seconds = t - s.At
+				break
+			}
+		}
 	}
 	return out
 }

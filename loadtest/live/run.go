@@ -3,15 +3,18 @@ package live
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	networkingapi "istio.io/api/networking/v1alpha3"
 	appsv1 "k8s.io/api/apps/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/artt-dev/artt/loadtest/live/backend"
@@ -29,7 +32,35 @@ type Active struct {
 	index   int
 	counts  atomic.Pointer[loadgen.Counts]
 	traffic *trafficSet // nil unless artt-traffic routes the run
+	scaled  *scaledPods // nil unless KEDA scales the run
 	static  []string    // the flag giving the endpoints, for weighted round robin
+}
+
+// ownPods are the pods the harness places itself: the plan's, but those of
+// the components KEDA scales in this run, whose ReplicaSets make theirs.
+func (a *Active) ownPods() []PodSpec {
+	scaled := a.H.scaledIn(a.Run)
+	var out []PodSpec
+	for _, p := range a.H.Plan.Pods {
+		if !slices.ContainsFunc(scaled, func(s ScaledSpec) bool { return s.Component == p.Component }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pods are every pod of the run so far: the harness's own, then those
+// the ReplicaSets made, with their lives.
+func (a *Active) pods() ([]runPod, error) {
+	var out []runPod
+	for _, p := range a.ownPods() {
+		out = append(out, runPod{PodSpec: p})
+	}
+	if a.scaled == nil {
+		return out, nil
+	}
+	made, err := a.scaled.snapshot()
+	return append(out, made...), err
 }
 
 // During, when set, runs beside a run's load from the moment it starts
@@ -46,6 +77,10 @@ type Measured struct {
 	CPU, Served map[string]float64
 	// Window is the measured window's length.
 	Window time.Duration
+	// Pods are every pod of the run, with their lives; Started is when
+	// the load began, which their times count from.
+	Pods    []runPod
+	Started time.Time
 }
 
 // Run carries the plan's run i with its real balancer and returns what it
@@ -57,28 +92,38 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 	h.opts.Progress.Phase("starting pods")
 	defer h.cleanUp(ns)
 	lb, managed := balancer(run)
-	if err := createWorkloads(ctx, h.Cluster, h.Plan, ns, lb, managed); err != nil {
+	scaled := h.scaledIn(run)
+	if err := createWorkloads(ctx, h.Cluster, h.Plan, ns, lb, managed, scaled); err != nil {
 		return nil, err
 	}
-	var static []string
+	a := &Active{H: h, Namespace: ns, Run: run, index: i}
 	if run.Routing == "cswrr" {
 		path, err := h.writeEndpoints(i, ns)
 		if err != nil {
 			return nil, err
 		}
-		static = []string{"--static-endpoints=" + path}
+		a.static = []string{"--static-endpoints=" + path}
 	}
-	for _, pod := range h.Plan.Pods {
-		args := append([]string{"--component=" + pod.Component, fmt.Sprintf("--seed=%d", h.Plan.Scenario.Seed*1000+uint64(pod.Index))}, static...)
+	for _, pod := range a.ownPods() {
+		args := append([]string{"--component=" + pod.Component, fmt.Sprintf("--seed=%d", h.Plan.Scenario.Seed*1000+uint64(pod.Index))}, a.static...)
 		if _, err := h.kubelet.startPod(ctx, podStart{ns: ns, name: pod.Name, workload: backend.ObjectName(pod.Component), node: pod.Node,
 			ip: podIP(i, pod.Index), limit: pod.Limit, request: pod.Request, role: "backend", args: args}); err != nil {
 			return nil, err
 		}
 	}
-	if err := h.waitEndpoints(ctx, ns); err != nil {
+	if len(scaled) > 0 {
+		follow, stop := context.WithCancel(ctx)
+		defer stop() // before cleanUp: no pod is started while the run's are stopped
+		a.scaled = newScaledPods(h, ns, i, scaled)
+		go a.scaled.follow(follow)
+	}
+	if err := h.waitEndpoints(ctx, ns, len(h.Plan.Pods)); err != nil {
+		if a.scaled != nil {
+			_, scaledErr := a.scaled.snapshot()
+			err = errors.Join(err, scaledErr)
+		}
 		return nil, err
 	}
-	a := &Active{H: h, Namespace: ns, Run: run, index: i}
 	if managed {
 		var err error
 		if a.traffic, err = startTraffic(ctx, h.Cluster, run.Routing, h.opts.Dir, ns, h.Plan.Scenario.Control.TrafficCycle.Duration, h.Plan.Scenario.Control.SampleInterval.Duration); err != nil {
@@ -86,8 +131,42 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 		}
 		defer a.traffic.Stop()
 	}
-	a.static = static
+	if err := h.startScaling(ctx, a, scaled); err != nil {
+		return nil, err
+	}
 	return h.measure(ctx, a, during)
+}
+
+// scaledIn is the plan's autoscaled components when KEDA scales run r.
+func (h *Harness) scaledIn(r scenario.Run) []ScaledSpec {
+	if !Autoscaled(r) {
+		return nil
+	}
+	return h.Plan.Scaled
+}
+
+// startScaling creates each scaled component's ScaledObject and waits
+// until its HPA has read artt-scaler's metric once.
+func (h *Harness) startScaling(ctx context.Context, a *Active, scaled []ScaledSpec) error {
+	if len(scaled) == 0 {
+		return nil
+	}
+	h.opts.Progress.Phase("starting KEDA's scaling")
+	for _, s := range scaled {
+		for _, c := range h.Plan.Scenario.Application.Components {
+			if c.Name == s.Component {
+				if err := createScaledObject(ctx, h.Cluster, h.Plan.Scenario, a.Run, a.Namespace, c); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, s := range scaled {
+		if err := waitHPA(ctx, h.Cluster, a.Namespace, backend.ObjectName(s.Component)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // balancer is the DestinationRule's policy inside a locality for a run
@@ -121,9 +200,8 @@ func (h *Harness) writeEndpoints(i int, ns string) (string, error) {
 }
 
 // waitEndpoints waits until kube-controller-manager's EndpointSlices list
-// every pod of the run as ready.
-func (h *Harness) waitEndpoints(ctx context.Context, ns string) error {
-	want := len(h.Plan.Pods)
+// want pods of the run as ready.
+func (h *Harness) waitEndpoints(ctx context.Context, ns string, want int) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var slices discoveryv1.EndpointSliceList
@@ -152,11 +230,17 @@ func (h *Harness) waitEndpoints(ctx context.Context, ns string) error {
 	}
 }
 
-// cleanUp stops a run's processes and deletes its Deployments, so the next
-// run's artt-traffic does not see them.
+// cleanUp deletes a run's ScaledObjects, stops its processes and deletes
+// its Deployments, so the next run's artt-traffic and KEDA do not see them.
 func (h *Harness) cleanUp(ns string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if h.Cluster.ScalerAddress != "" {
+		so := &unstructured.Unstructured{}
+		so.SetAPIVersion("keda.sh/v1alpha1")
+		so.SetKind("ScaledObject")
+		_ = h.Cluster.Client.DeleteAllOf(ctx, so, client.InNamespace(ns))
+	}
 	_ = h.kubelet.stopAll(ctx, ns)
 	_ = h.Cluster.Client.DeleteAllOf(ctx, &appsv1.Deployment{}, client.InNamespace(ns))
 }
@@ -207,6 +291,10 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 	if m.Records, err = readRecords(records); err != nil {
 		return nil, err
 	}
+	m.Started = a.Started
+	if m.Pods, err = a.pods(); err != nil {
+		return nil, fmt.Errorf("%s's scaled pods: %w", a.Run.Label(), err)
+	}
 	return m, nil
 }
 
@@ -236,6 +324,9 @@ func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-c
 	select {
 	case <-started:
 		a.Started = time.Now()
+		if a.scaled != nil {
+			a.scaled.loadStarted(a.Started)
+		}
 		return finished, nil
 	case <-finished:
 		return nil, fmt.Errorf("the load generator stopped before it sent (log %s)", filepath.Join(h.opts.Dir, a.Namespace+"-"+ingressWorkload+"-0.log"))
@@ -254,8 +345,12 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (cpu,
 	case <-time.After(time.Until(at)):
 	}
 	cpu, served = map[string]float64{}, map[string]float64{}
-	for _, pod := range h.Plan.Pods {
-		if cpu[pod.Name], err = h.kubelet.cpuSeconds(a.Namespace, pod.Name); err != nil {
+	pods, err := a.pods()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, pod := range pods {
+		if cpu[pod.Name], err = h.kubelet.cpuSeconds(a.Namespace, pod.Name); err != nil && pod.Gone.IsZero() && !pod.Ready.IsZero() {
 			return nil, nil, err
 		}
 	}

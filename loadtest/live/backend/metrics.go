@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	received *prometheus.CounterVec
+	arrived  prometheus.Counter
 	ns, pod  string
 	workload string
 	answered atomic.Int64
@@ -38,7 +40,13 @@ func NewMetrics(namespace, pod, workload, cpuacct string) *Metrics {
 	m.received = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "artt_live_requests_received_total", Help: "Requests this pod received, by the caller's node.",
 	}, []string{"namespace", "pod", "source_node"})
-	m.Registry.MustRegister(m.requests, m.duration, m.received)
+	// The sidecar's inbound listener counts a request when its headers
+	// arrive, before any queue: what artt-scaler's arrival query reads.
+	m.arrived = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "envoy_http_downstream_rq_total", Help: "Requests arrived, as Envoy's inbound listener counts them.",
+		ConstLabels: prometheus.Labels{"namespace": namespace, "pod": pod, "envoy_http_conn_manager_prefix": fmt.Sprintf("inbound_0.0.0.0_%d", Port)},
+	})
+	m.Registry.MustRegister(m.requests, m.duration, m.received, m.arrived)
 	if cpuacct != "" {
 		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "container_cpu_usage_seconds_total", Help: "CPU time of the pod's cgroup, as cAdvisor reports it.",
@@ -47,6 +55,9 @@ func NewMetrics(namespace, pod, workload, cpuacct string) *Metrics {
 	}
 	return m
 }
+
+// Arrived records a request that reached this pod.
+func (m *Metrics) Arrived() { m.arrived.Inc() }
 
 // Served records a request this pod answered.
 func (m *Metrics) Served(sourceWorkload, sourceNode string, code codes.Code, ms float64) {

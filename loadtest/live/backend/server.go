@@ -154,6 +154,7 @@ func (s *Server) serve(ctx context.Context) error {
 	md, _ := metadata.FromIncomingContext(ctx)
 	from, fromWorkload := first(md, CallerNodeKey), first(md, CallerWorkloadKey)
 	s.sleepHop(from)
+	s.metrics.Arrived()
 	mean := s.comp.CPUPerRequest.Seconds() / s.speed
 	s.mu.Lock()
 	work := s.comp.DrawCPU(s.rng) / s.speed * s.overhead.scale(mean)

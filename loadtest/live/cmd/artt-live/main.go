@@ -122,15 +122,20 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "logs in", logs)
 	}()
 	var cs []live.Comparison
+	var ms []*live.Measured
 	for i := range plan.Runs {
 		m, err := h.Run(ctx, i, nil)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", plan.Runs[i].Label(), err)
 		}
+		ms = append(ms, m)
 		cs = append(cs, live.Comparison{Live: h.Result(m), Lag: live.SendLag(m), CPU: h.CPUPerRequest(m)})
 	}
 	if err := predict(plan, cs); err != nil {
 		return err
+	}
+	for i := range cs {
+		cs[i].Live.Capacity = live.Capacity(ms[i], cs[i].Lab.Capacity)
 	}
 	path, err := live.WriteReport(dir, plan.Scenario.Name, cs, plan.Warnings)
 	if err != nil {
