@@ -174,7 +174,7 @@ func (s *Server) round(ctx context.Context, spec Spec) (Evaluation, error) {
 				s.opts.Telemetry.recordEvaluation(spec, ev)
 			}
 			s.opts.Logger.Debug("evaluated", "namespace", spec.Namespace, "scaledObject", spec.Name,
-				"utilization", ev.Utilization, "threshold", ev.Threshold.Threshold, "trend", ev.Threshold.Trend,
+				"utilization", ev.Utilization, "threshold", ev.Threshold.Threshold, "value", ev.MetricValue(spec.Form), "trend", ev.Threshold.Trend,
 				"volatility", ev.Threshold.Volatility, "trendWeight", ev.Threshold.TrendWeight, "active", ev.Active)
 			return ev, nil
 		}

@@ -18,7 +18,8 @@ import (
 
 // startAutoscaling starts KEDA's operator and metrics adapter, and
 // artt-scaler built from this checkout and run with its default flags but
-// the addresses, asking the cluster's Prometheus.
+// the addresses, asking the cluster's Prometheus, and logging each
+// evaluation (its utilisation, threshold and value) for the run's record.
 func (c *Cluster) startAutoscaling(ctx context.Context, a Assets) error {
 	stopKEDA, err := e2e.StartKEDA(ctx, c.Dir, a.E2E, c.Kubeconfig, c.Client)
 	c.stops = append(c.stops, stopKEDA)
@@ -31,7 +32,7 @@ func (c *Cluster) startAutoscaling(ctx context.Context, a Assets) error {
 	}
 	c.ScalerAddress = e2e.FreeAddress()
 	stop, err := e2e.StartProcess(ctx, c.Dir, "artt-scaler", bin, nil, "--grpc-address="+c.ScalerAddress,
-		"--http-address="+e2e.FreeAddress(), "--prometheus-address="+c.Prom.URL)
+		"--http-address="+e2e.FreeAddress(), "--prometheus-address="+c.Prom.URL, "--log-level=debug")
 	c.stops = append(c.stops, stop)
 	return err
 }

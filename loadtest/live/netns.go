@@ -57,12 +57,14 @@ func SetUpLoopback() error {
 	return ip("link", "set", "lo", "up")
 }
 
-// addAddress puts a pod's address on the namespace's loopback.
+// addAddress puts a pod's address on the namespace's loopback; an address
+// already there (a slot's earlier pod, an earlier harness in the same
+// namespace) is kept.
 func addAddress(addr string) error {
 	if !InNamespace() {
 		return fmt.Errorf("refusing to add %s outside the live loop's own network namespace", addr)
 	}
-	return ip("addr", "add", addr+"/32", "dev", "lo")
+	return ip("addr", "replace", addr+"/32", "dev", "lo")
 }
 
 func ip(args ...string) error {

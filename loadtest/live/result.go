@@ -63,7 +63,7 @@ func (h *Harness) Result(m *Measured) *emulator.Result {
 // podLife is the part of the measured window, [warmup, duration] seconds
 // after the load's start, a pod lived in: from its creation (the harness's
 // own pods, before the load) to its end (or the run's).
-func podLife(p runPod, started time.Time, warmup, duration float64) (from, to float64) {
+func podLife(p RunPod, started time.Time, warmup, duration float64) (from, to float64) {
 	from, to = warmup, duration
 	if !p.Created.IsZero() {
 		from = max(from, p.Created.Sub(started).Seconds())

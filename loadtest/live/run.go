@@ -51,10 +51,10 @@ func (a *Active) ownPods() []PodSpec {
 
 // pods are every pod of the run so far: the harness's own, then those
 // the ReplicaSets made, with their lives.
-func (a *Active) pods() ([]runPod, error) {
-	var out []runPod
+func (a *Active) pods() ([]RunPod, error) {
+	var out []RunPod
 	for _, p := range a.ownPods() {
-		out = append(out, runPod{PodSpec: p})
+		out = append(out, RunPod{PodSpec: p})
 	}
 	if a.scaled == nil {
 		return out, nil
@@ -79,7 +79,7 @@ type Measured struct {
 	Window time.Duration
 	// Pods are every pod of the run, with their lives; Started is when
 	// the load began, which their times count from.
-	Pods    []runPod
+	Pods    []RunPod
 	Started time.Time
 }
 

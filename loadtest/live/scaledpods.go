@@ -17,10 +17,10 @@ import (
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
-// runPod is a pod of a run and its life. A pod the harness placed itself
+// RunPod is a pod of a run and its life. A pod the harness placed itself
 // was created before the load and lives to the run's end unless a fault
 // ends it (zero times); a pod a ReplicaSet made has its own.
-type runPod struct {
+type RunPod struct {
 	PodSpec
 	// Created is when the harness first saw the pod, Ready when it was
 	// marked Ready, Gone when its process was stopped.
@@ -42,12 +42,12 @@ type scaledPods struct {
 	loaded time.Time                     // when the load began: later pods take the startup
 
 	mu   sync.Mutex
-	pods map[string]*runPod
+	pods map[string]*RunPod
 	err  error
 }
 
 func newScaledPods(h *Harness, ns string, run int, scaled []ScaledSpec) *scaledPods {
-	s := &scaledPods{h: h, ns: ns, run: run, specs: map[string]scenario.Component{}, free: map[string][]int{}, bound: map[string]int{}, pods: map[string]*runPod{}}
+	s := &scaledPods{h: h, ns: ns, run: run, specs: map[string]scenario.Component{}, free: map[string][]int{}, bound: map[string]int{}, pods: map[string]*RunPod{}}
 	for _, sp := range scaled {
 		w := backend.ObjectName(sp.Component)
 		s.free[w] = slices.Clone(sp.Slots)
@@ -188,7 +188,7 @@ func (s *scaledPods) start(ctx context.Context, pod *corev1.Pod) {
 	if !s.loaded.IsZero() {
 		readyAt = now.Add(s.h.Plan.Scenario.Control.PodStartup.Duration)
 	}
-	p := &runPod{PodSpec: PodSpec{Name: pod.Name, Component: c.Name, Node: pod.Spec.NodeName, Index: slot, Limit: c.CPULimit, Request: c.CPURequest}, Created: now}
+	p := &RunPod{PodSpec: PodSpec{Name: pod.Name, Component: c.Name, Node: pod.Spec.NodeName, Index: slot, Limit: c.CPULimit, Request: c.CPURequest}, Created: now}
 	s.pods[pod.Name] = p
 	start := podStart{ns: s.ns, name: pod.Name, workload: w, node: p.Node, ip: podIP(s.run, slot), limit: c.CPULimit, request: c.CPURequest, role: "backend",
 		args: []string{"--component=" + c.Name, fmt.Sprintf("--seed=%d", s.h.Plan.Scenario.Seed*1000+uint64(slot))}}
@@ -241,13 +241,13 @@ func (s *scaledPods) loadStarted(at time.Time) {
 }
 
 // snapshot is every scaled pod seen so far, and the first error.
-func (s *scaledPods) snapshot() ([]runPod, error) {
+func (s *scaledPods) snapshot() ([]RunPod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]runPod, 0, len(s.pods))
+	out := make([]RunPod, 0, len(s.pods))
 	for _, p := range s.pods {
 		out = append(out, *p)
 	}
-	slices.SortFunc(out, func(a, b runPod) int { return a.Created.Compare(b.Created) })
+	slices.SortFunc(out, func(a, b RunPod) int { return a.Created.Compare(b.Created) })
 	return out, s.err
 }

@@ -1,0 +1,87 @@
+package live_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/live"
+)
+
+// KEDA scales the live backends on artt-scaler's answers after a step of
+// five times the rate (testdata/step.yaml): the pods the step needs are
+// Ready within two HPA syncs and one startup of the step's evidence, the
+// first pod added goes where the lab's scheduler puts it, and every pod
+// added receives requests through istiod's endpoints.
+func TestLiveKEDAScalesAfterAStep(t *testing.T) {
+	needLive(t)
+	plan, err := live.NewPlan("testdata/step.yaml", live.DefaultMaxCores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, err := loadtest.Run(plan.Loaded, loadtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	h, err := live.Start(ctx, plan, live.Options{Dir: dir, Assets: live.AssetsFromEnv(), Progress: live.NewProgress(os.Stderr, 15*time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := h.Close(); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			keepLogs(t, dir)
+		}
+	}()
+	m, err := h.Run(ctx, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := h.Result(m)
+	steps := live.Capacity(m, lab[0].Capacity)
+	if len(steps) != 1 {
+		t.Fatalf("steps up = %+v, want the one at 50 s", steps)
+	}
+	s := steps[0]
+	t.Logf("%d backends needed after the step: Ready %.0f s after it (lab %.0f s); %d requests, %d failed (lab %d), P99 %.0f ms (lab %.0f); %.0f replica-seconds (lab %.0f)",
+		s.Needed, s.Seconds, lab[0].Capacity[0].Seconds, r.Requests, r.Timeouts+r.Errors, lab[0].Timeouts+lab[0].Errors, r.P99Ms, lab[0].P99Ms, r.ReplicaSeconds, lab[0].ReplicaSeconds)
+	sc := plan.Scenario.Control
+	// The step's evidence is in Prometheus within two scrapes (irate needs
+	// two), the HPA acts at its next sync, a second sync if its scale-up
+	// policy held the first back, and the pods then start.
+	bound := 2*sc.SampleInterval.Duration + 2*sc.HPASyncPeriod.Duration + sc.PodStartup.Duration
+	if math.IsNaN(s.Seconds) || s.Seconds > bound.Seconds() {
+		t.Errorf("the %d backends the step needs were Ready after %.0f s, want within %s", s.Needed, s.Seconds, bound)
+	}
+	checkAddedPods(t, m, plan.Scenario.Duration.Seconds()-15)
+}
+
+// checkAddedPods checks the pods added after the load began: the first goes
+// to the node with the most room (slow: only a frontend requests CPU
+// there), and each Ready before readyBy seconds served requests.
+func checkAddedPods(t *testing.T, m *live.Measured, readyBy float64) {
+	t.Helper()
+	added := 0
+	for _, p := range m.Pods {
+		if p.Created.IsZero() || !p.Created.After(m.Started) {
+			continue
+		}
+		if added++; added == 1 && p.Node != "slow" {
+			t.Errorf("the first pod added, %s, went to %s; LeastAllocated puts it on slow", p.Name, p.Node)
+		}
+		if !p.Ready.IsZero() && p.Ready.Sub(m.Started).Seconds() < readyBy && m.Served[p.Name] == 0 {
+			t.Errorf("pod %s on %s, Ready %.0f s into the run, served no request", p.Name, p.Node, p.Ready.Sub(m.Started).Seconds())
+		}
+	}
+	if added == 0 {
+		t.Error("no pod was added")
+	}
+}
