@@ -46,16 +46,17 @@ LIVE_ENV = KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
 	ARTT_ISTIOD="$$(hack/build-istiod.sh | tail -n 1)" \
 	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)"
 
-## test-live: the live loop's short check (nested module loadtest/live, about four minutes): real istiod, gRPC's
-## xDS balancers and backends under cgroup CPU quotas in a network namespace of its own; needs root
+## test-live: the live loop's short checks (nested module loadtest/live, about seven minutes): real istiod, gRPC's
+## xDS balancers and backends under cgroup CPU quotas in a network namespace of its own, and KEDA scaling them on
+## artt-scaler's answers after a step; needs root
 test-live:
 	cd loadtest/live && $(GO) vet ./...
 	hack/install-components.sh
 	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test -count=1 -v -timeout 20m ./...'
 
-## live: the live-demo and live-lata-chain scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
-## out/live; about forty minutes); needs root
-LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16
+## live: the live scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
+## out/live; about 75 minutes); needs root
+LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
 	hack/install-components.sh

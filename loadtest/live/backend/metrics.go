@@ -25,6 +25,7 @@ type Metrics struct {
 	ns, pod  string
 	workload string
 	answered atomic.Int64
+	arrivedN atomic.Int64
 }
 
 // NewMetrics registers a pod's series; cpuacct is its cgroup's
@@ -57,7 +58,7 @@ func NewMetrics(namespace, pod, workload, cpuacct string) *Metrics {
 }
 
 // Arrived records a request that reached this pod.
-func (m *Metrics) Arrived() { m.arrived.Inc() }
+func (m *Metrics) Arrived() { m.arrived.Inc(); m.arrivedN.Add(1) }
 
 // Served records a request this pod answered.
 func (m *Metrics) Served(sourceWorkload, sourceNode string, code codes.Code, ms float64) {
@@ -97,6 +98,9 @@ func ReadCPUAcct(path string) (float64, error) {
 	}
 	return float64(ns) / 1e9, nil
 }
+
+// arrivals is how many requests have reached this pod.
+func (m *Metrics) arrivals() float64 { return float64(m.arrivedN.Load()) }
 
 // served is how many requests this pod has answered.
 func (m *Metrics) served() float64 { return float64(m.answered.Load()) }

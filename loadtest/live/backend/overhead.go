@@ -11,8 +11,16 @@ import (
 // the whole of it, as a cluster's cAdvisor counts it and as artt-lab
 // import reads it, so the work each request burns is its draw scaled by
 // 1 − overhead ÷ mean, with the overhead measured: the pod cgroup's CPU
-// less the CPU burned, per request answered, smoothed over seconds. Until
-// the first measurement the work is the draw.
+// less the CPU burned, per request, smoothed over seconds. Until the first
+// measurement the work is the draw.
+//
+// Both sides of the difference count work as it is spent (Burn's
+// progress), and the requests are the more of those arrived and answered:
+// an overloaded pod has many requests part-way through their work and
+// answers few, and counting work only when a request ends, per request
+// answered, read its work in progress as overhead, shrank every new
+// request's work towards nothing, and made the pod faster than its
+// scenario just when it was overloaded.
 type overhead struct {
 	mu     sync.Mutex
 	perReq float64 // seconds of CPU per request beside the work
@@ -23,13 +31,14 @@ type overhead struct {
 // memory, short beside a warm-up and long beside a second's noise.
 const overheadSmoothing = 0.3
 
-// observe takes one interval's CPU of the cgroup, CPU burned and requests
-// answered.
-func (o *overhead) observe(cgroupCPU, burned, served float64) {
-	if served <= 0 {
+// observe takes one interval's CPU of the cgroup, CPU burned, and
+// requests arrived and answered.
+func (o *overhead) observe(cgroupCPU, burned, arrived, served float64) {
+	requests := max(arrived, served)
+	if requests <= 0 {
 		return
 	}
-	per := math.Max(0, (cgroupCPU-burned)/served)
+	per := math.Max(0, (cgroupCPU-burned)/requests)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.known {

@@ -53,7 +53,8 @@ type Server struct {
 	conns   []callee
 	metrics *Metrics
 	orca    orca.ServerMetricsRecorder
-	// burned is the CPU spent on requests' work, in nanoseconds.
+	// burned is the CPU spent on requests' work so far, in nanoseconds,
+	// counted as it is spent.
 	burned   atomic.Int64
 	overhead overhead
 
@@ -159,7 +160,7 @@ func (s *Server) serve(ctx context.Context) error {
 	s.mu.Lock()
 	work := s.comp.DrawCPU(s.rng) / s.speed * s.overhead.scale(mean)
 	s.mu.Unlock()
-	s.burned.Add(int64(Burn(time.Duration(work * float64(time.Second)))))
+	Burn(time.Duration(work*float64(time.Second)), &s.burned)
 	out := metadata.AppendToOutgoingContext(ctx, CallerNodeKey, s.cfg.Node, CallerWorkloadKey, ObjectName(s.cfg.Component))
 	var err error
 	for _, c := range s.conns {
@@ -195,22 +196,24 @@ func (s *Server) sleepHop(from string) {
 // recorder; and, every second, the overhead each request's work makes room
 // for.
 func (s *Server) reportLoad(ctx context.Context) {
-	go s.every(ctx, s.cfg.Scenario.Control.SampleInterval.Duration, func(cpu, served, _, dt float64) {
-		s.orca.SetCPUUtilization(cpu / dt / s.cfg.Limit)
-		s.orca.SetQPS(served / dt)
+	go s.every(ctx, s.cfg.Scenario.Control.SampleInterval.Duration, func(d interval) {
+		s.orca.SetCPUUtilization(d.cpu / d.seconds / s.cfg.Limit)
+		s.orca.SetQPS(d.served / d.seconds)
 	})
-	s.every(ctx, time.Second, func(cpu, served, burned, _ float64) { s.overhead.observe(cpu, burned, served) })
+	s.every(ctx, time.Second, func(d interval) { s.overhead.observe(d.cpu, d.burned, d.arrived, d.served) })
 }
 
-// every calls f each period with what the period added to the cgroup's
-// CPU, the requests answered and the CPU burned on their work (seconds),
-// and the period's length.
-func (s *Server) every(ctx context.Context, period time.Duration, f func(cpu, served, burned, dt float64)) {
+// interval is what one period added: the cgroup's CPU, the requests
+// answered and arrived, the CPU burned on work (seconds), and its length.
+type interval struct{ cpu, served, arrived, burned, seconds float64 }
+
+// every calls f each period with what the period added.
+func (s *Server) every(ctx context.Context, period time.Duration, f func(interval)) {
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	lastCPU, _ := ReadCPUAcct(s.cfg.CPUAcct)
 	lastAt := time.Now()
-	var lastServed, lastBurned float64
+	var last interval
 	for {
 		select {
 		case <-ctx.Done():
@@ -221,9 +224,10 @@ func (s *Server) every(ctx context.Context, period time.Duration, f func(cpu, se
 		if err != nil {
 			continue
 		}
-		served, burned := s.metrics.served(), float64(s.burned.Load())/1e9
-		f(cpu-lastCPU, served-lastServed, burned-lastBurned, time.Since(lastAt).Seconds())
-		lastCPU, lastServed, lastBurned, lastAt = cpu, served, burned, time.Now()
+		now := interval{cpu: cpu, served: s.metrics.served(), arrived: s.metrics.arrivals(), burned: float64(s.burned.Load()) / 1e9}
+		f(interval{cpu: now.cpu - lastCPU, served: now.served - last.served, arrived: now.arrived - last.arrived,
+			burned: now.burned - last.burned, seconds: time.Since(lastAt).Seconds()})
+		lastCPU, last, lastAt = cpu, now, time.Now()
 	}
 }
 

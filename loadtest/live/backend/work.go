@@ -3,6 +3,7 @@ package backend
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -11,12 +12,14 @@ import (
 // sink keeps the busy loop's arithmetic from being optimised away.
 var sink uint64
 
-// Burn spends d of this thread's CPU time and returns what it spent. The goroutine is locked to its
+// Burn spends d of this thread's CPU time and returns what it spent,
+// adding it to progress (when not nil) as it goes, so a reader of progress
+// counts the work of requests still burning, not only of those done. The goroutine is locked to its
 // thread, and the thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID) is
 // read, so time spent throttled by the cgroup's quota or preempted by
 // another request does not count: the request gets exactly d of CPU, as a
 // request with that much work would, however long that takes on the wall.
-func Burn(d time.Duration) time.Duration {
+func Burn(d time.Duration, progress *atomic.Int64) time.Duration {
 	if d <= 0 {
 		return 0
 	}
@@ -29,7 +32,11 @@ func Burn(d time.Duration) time.Duration {
 		for range 2000 {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
-		spent = threadCPU() - start
+		now := threadCPU() - start
+		if progress != nil {
+			progress.Add(int64(now - spent))
+		}
+		spent = now
 	}
 	sink = x
 	return spent

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,9 +14,13 @@ func TestBurnSpendsThreadCPU(t *testing.T) {
 		t.Skip(err)
 	}
 	before := processCPU(t)
-	spent := Burn(20 * time.Millisecond)
+	var progress atomic.Int64
+	spent := Burn(20*time.Millisecond, &progress)
 	if spent < 20*time.Millisecond {
 		t.Errorf("Burn(20ms) reports %s", spent)
+	}
+	if got := time.Duration(progress.Load()); got != spent {
+		t.Errorf("Burn(20ms) added %s to its progress, and reports %s spent", got, spent)
 	}
 	if used := processCPU(t) - before; used < 20*time.Millisecond {
 		t.Errorf("the process used %s of CPU during Burn(20ms)", used)
