@@ -76,21 +76,7 @@ func TestLiveCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	h, err := live.Start(ctx, plan, live.Options{Dir: dir, Assets: live.AssetsFromEnv(), Progress: live.NewProgress(os.Stderr, 15*time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := h.Close(); err != nil {
-			t.Error(err)
-		}
-		if t.Failed() {
-			keepLogs(t, dir)
-		}
-	}()
+	ctx, h := startHarness(t, plan)
 	var faults []fault
 	m, err := h.Run(ctx, 0, func(ctx context.Context, a *live.Active) error {
 		if _, err := firstRows(ctx, a, 90*time.Second); err != nil {
@@ -142,6 +128,28 @@ func window(m *live.Measured, from, to float64) (sent, lost int, p99 float64) {
 	}
 	slices.Sort(lat)
 	return sent, lost, stats.Quantile(lat, 0.99)
+}
+
+// startHarness starts the live loop for plan, within 8 minutes; the test's
+// end closes it and keeps its logs if the test failed.
+func startHarness(t *testing.T, plan *live.Plan) (context.Context, *live.Harness) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	t.Cleanup(cancel)
+	h, err := live.Start(ctx, plan, live.Options{Dir: dir, Assets: live.AssetsFromEnv(), Progress: live.NewProgress(os.Stderr, 15*time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			keepLogs(t, dir)
+		}
+	})
+	return ctx, h
 }
 
 // keepLogs copies the harness's logs out of the test's temporary folder.

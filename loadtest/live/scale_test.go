@@ -1,11 +1,8 @@
 package live_test
 
 import (
-	"context"
 	"math"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/artt-dev/artt/loadtest"
 	"github.com/artt-dev/artt/loadtest/live"
@@ -26,21 +23,7 @@ func TestLiveKEDAScalesAfterAStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	h, err := live.Start(ctx, plan, live.Options{Dir: dir, Assets: live.AssetsFromEnv(), Progress: live.NewProgress(os.Stderr, 15*time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := h.Close(); err != nil {
-			t.Error(err)
-		}
-		if t.Failed() {
-			keepLogs(t, dir)
-		}
-	}()
+	ctx, h := startHarness(t, plan)
 	m, err := h.Run(ctx, 0, nil)
 	if err != nil {
 		t.Fatal(err)
