@@ -350,7 +350,8 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (cpu,
 		return nil, nil, err
 	}
 	for _, pod := range pods {
-		if cpu[pod.Name], err = h.kubelet.cpuSeconds(a.Namespace, pod.Name); err != nil && pod.Gone.IsZero() && !pod.Ready.IsZero() {
+		// Only a ReplicaSet's pod still starting may have no counter yet.
+		if cpu[pod.Name], err = h.kubelet.cpuSeconds(a.Namespace, pod.Name); err != nil && !pod.starting() {
 			return nil, nil, err
 		}
 	}

@@ -27,6 +27,10 @@ type RunPod struct {
 	Created, Ready, Gone time.Time
 }
 
+// starting reports whether a ReplicaSet's pod is not Ready yet (the
+// harness's own pods were Ready before the load).
+func (p RunPod) starting() bool { return !p.Created.IsZero() && p.Ready.IsZero() }
+
 // scaledPods plays the scheduler and the kubelet for the pods the
 // ReplicaSets of a run's scaled components make: it binds each new pod to
 // a node as the lab's scheduler does, runs it on a free slot's address
