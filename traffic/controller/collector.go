@@ -33,14 +33,22 @@ type Queries struct {
 }
 
 // DefaultQueries work with cAdvisor, Istio's standard metrics and the
-// blackbox-exporter probes in deploy/examples/node-probes (docs/traffic.md, "Measurements").
+// blackbox-exporter probes in deploy/examples/node-probes (docs/traffic.md,
+// "Measurements"). Each rate is irate: the rate between the last two scrapes
+// within a minute, so a measurement is of the last scrape interval. That is
+// what the forecasts, the fast path and the health timers take a
+// measurement to be (one sample each, seconds apart); a rate over the
+// minute is a moving average of several scrapes, which delays every
+// reaction by up to the minute, and after a rise in load it weighs the CPU
+// by time but the p95 by requests, so a pod turned busy reads idle while
+// its latency already counts.
 func DefaultQueries() Queries {
 	return Queries{
-		CPU:      `sum by (namespace, pod) (rate(container_cpu_usage_seconds_total{container!="",container!="POD"}[1m]))`,
-		Requests: `sum by (namespace, pod) (rate(istio_requests_total{reporter="destination"}[1m]))`,
-		Errors:   `sum by (namespace, pod) (rate(istio_requests_total{reporter="destination",response_code=~"5.."}[1m]))`,
-		Latency:  `histogram_quantile(0.95, sum by (namespace, pod, le) (rate(istio_request_duration_milliseconds_bucket{reporter="destination"}[1m])))`,
-		Calls:    `sum by (source_workload_namespace, source_workload, destination_workload_namespace, destination_workload) (rate(istio_requests_total{reporter="source"}[1m]))`,
+		CPU:      `sum by (namespace, pod) (irate(container_cpu_usage_seconds_total{container!="",container!="POD"}[1m]))`,
+		Requests: `sum by (namespace, pod) (irate(istio_requests_total{reporter="destination"}[1m]))`,
+		Errors:   `sum by (namespace, pod) (irate(istio_requests_total{reporter="destination",response_code=~"5.."}[1m]))`,
+		Latency:  `histogram_quantile(0.95, sum by (namespace, pod, le) (irate(istio_request_duration_milliseconds_bucket{reporter="destination"}[1m])))`,
+		Calls:    `sum by (source_workload_namespace, source_workload, destination_workload_namespace, destination_workload) (irate(istio_requests_total{reporter="source"}[1m]))`,
 		Delay:    `avg by (source_node, target_node) (probe_duration_seconds{job="artt-node-probe"}) * 1000 / 2`,
 	}
 }
@@ -48,14 +56,14 @@ func DefaultQueries() Queries {
 // RecordedQueries read the series deploy/monitoring/recording-rules.yaml
 // records, each from its DefaultQueries expression: on a large cluster a
 // collection then reads six recorded vectors instead of evaluating six
-// rate() queries over every pod's series.
+// irate() queries over every pod's series.
 func RecordedQueries() Queries {
 	return Queries{
-		CPU:      "artt:pod_cpu_cores:rate1m",
-		Requests: "artt:pod_requests:rate1m",
-		Errors:   "artt:pod_errors:rate1m",
-		Latency:  "artt:pod_latency_p95_milliseconds:rate1m",
-		Calls:    "artt:workload_calls:rate1m",
+		CPU:      "artt:pod_cpu_cores:irate1m",
+		Requests: "artt:pod_requests:irate1m",
+		Errors:   "artt:pod_errors:irate1m",
+		Latency:  "artt:pod_latency_p95_milliseconds:irate1m",
+		Calls:    "artt:workload_calls:irate1m",
 		Delay:    "artt:node_delay_milliseconds:avg",
 	}
 }

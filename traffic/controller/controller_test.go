@@ -2,7 +2,6 @@ package controller
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -295,13 +294,9 @@ func TestOnlyTheLeaderWritesAndAnotherTakesOver(t *testing.T) {
 func TestFastPathCutsADegradedNodeBetweenCycles(t *testing.T) {
 	needCluster(t)
 	createApp(t, "protect")
-	// Short rate windows so the measurements see the change within seconds
-	// (the scrape interval here is 1 s); a cycle only every minute, so only
-	// the fast path can react in time.
+	// The default queries read the last scrape interval (1 s here); a
+	// cycle only every minute, so only the fast path can react in time.
 	q := testQueries()
-	for _, p := range []*string{&q.CPU, &q.Requests, &q.Errors, &q.Latency, &q.Calls} {
-		*p = strings.ReplaceAll(*p, "[1m]", "[5s]")
-	}
 	in := start(t, instanceOptions{interval: time.Minute, protectInterval: time.Second, queries: &q})
 	share := func() float64 {
 		dr, err := getRule("protect", "artt-backend")
@@ -324,7 +319,7 @@ func TestFastPathCutsADegradedNodeBetweenCycles(t *testing.T) {
 	// 0.17 for k = 3 from 0.38. Below 0.6 × its share means k above 2, not
 	// rounding.
 	took := waitFor(t, 20*time.Second, "n1's share cut", func() bool { return share() < 0.6*before })
-	t.Logf("n1's share %.3f → %.3f, %s after its cost tripled (5 s rate window, 1 s scrape and fast path)", before, share(), took)
+	t.Logf("n1's share %.3f → %.3f, %s after its cost tripled (the default queries, 1 s scrape and fast path)", before, share(), took)
 	if n := counter(t, in.reg, "artt_traffic_protections_total", nil); n < 1 {
 		t.Errorf("artt_traffic_protections_total = %v; want the cut counted as a protection", n)
 	}
