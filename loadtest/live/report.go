@@ -17,8 +17,48 @@ import (
 // the same file.
 type Comparison struct {
 	Live, Lab *emulator.Result
-	Lag       Lag
-	CPU       []ComponentCPU
+	// LabSeeds are the lab's runs at the scenario's seed (Lab) and the
+	// next ones: the lab's own spread, against which one live run reads.
+	LabSeeds []*emulator.Result
+	Lag      Lag
+	CPU      []ComponentCPU
+}
+
+// labSpread is "min–max" of a value over the lab's seeds; a NaN (a
+// capacity never reached) is the highest, "never".
+func (c Comparison) labSpread(format string, value func(*emulator.Result) float64) string {
+	lo, hi, never := math.Inf(1), math.Inf(-1), false
+	for _, r := range c.labRuns() {
+		v := value(r)
+		if math.IsNaN(v) {
+			never = true
+			continue
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	switch {
+	case never && math.IsInf(lo, 1):
+		return "never"
+	case never:
+		return fmt.Sprintf(format+"–never", lo)
+	}
+	return fmt.Sprintf(format+"–"+format, lo, hi)
+}
+
+// labRuns are the lab's runs over its seeds, or its one run.
+func (c Comparison) labRuns() []*emulator.Result {
+	if len(c.LabSeeds) == 0 {
+		return []*emulator.Result{c.Lab}
+	}
+	return c.LabSeeds
+}
+
+// seedsHeading names the lab's seeds in a column's heading.
+func seedsHeading(cs []Comparison) string {
+	if len(cs) == 0 {
+		return "lab"
+	}
+	return fmt.Sprintf("lab, %d seeds", len(cs[0].labRuns()))
 }
 
 // Ratio is live P99 ÷ lab P99: the lab's fidelity for the run.
@@ -75,11 +115,15 @@ func WarningsMarkdown(warnings []string) string {
 // request and utilisation.
 func ComparisonMarkdown(cs []Comparison) string {
 	var b strings.Builder
-	b.WriteString("| run | live P99 ms | lab P99 ms | live ÷ lab | live P50 ms | lab P50 ms | live failures | lab failures | live worst util max–min | lab worst util max–min | replica-seconds |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	seeds := seedsHeading(cs)
+	fmt.Fprintf(&b, "| run | live P99 ms | lab P99 ms | live ÷ lab | P99 ms, %s | live P50 ms | lab P50 ms | live failures | lab failures | failures, %s | live worst util max–min | lab worst util max–min | replica-seconds |\n", seeds, seeds)
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cs {
-		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %d | %d | %s | %s | %.0f |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Ratio(),
-			c.Live.P50Ms, c.Lab.P50Ms, failures(c.Live), failures(c.Lab), report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), c.Live.ReplicaSeconds)
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %s | %.1f | %.1f | %d | %d | %s | %s | %s | %.0f |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Ratio(),
+			c.labSpread("%.0f", func(r *emulator.Result) float64 { return r.P99Ms }),
+			c.Live.P50Ms, c.Lab.P50Ms, failures(c.Live), failures(c.Lab),
+			c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(failures(r)) }),
+			report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), c.Live.ReplicaSeconds)
 	}
 	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
 		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
@@ -111,12 +155,16 @@ func ScalingMarkdown(cs []Comparison) string {
 		for i, live := range c.Live.Capacity {
 			if b.Len() == 0 {
 				b.WriteString("Autoscaled runs, after each step up (time to capacity: until the Ready pods cover the step's demand at the pods' CPU request on a node of mean speed):\n\n")
-				b.WriteString("| run | component | step at s | to req/s | pods needed | live time to capacity s | lab | live peak Ready | lab | live lost | lab | live replica-seconds | lab |\n")
-				b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+				seeds := seedsHeading(cs)
+				fmt.Fprintf(&b, "| run | component | step at s | to req/s | pods needed | live time to capacity s | lab | %s | live peak Ready | lab | %s | live lost | lab | %s | live replica-seconds | lab |\n", seeds, seeds, seeds)
+				b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 			}
 			lab := c.Lab.Capacity[i]
-			fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %d | %s | %s | %d | %d | %d | %d | %.0f | %.0f |\n", c.Live.Run, live.Component, live.At, live.Rate, live.Needed,
-				seconds(live.Seconds), seconds(lab.Seconds), peakReady(c.Live, live), peakReady(c.Lab, lab), failures(c.Live), failures(c.Lab), c.Live.ReplicaSeconds, c.Lab.ReplicaSeconds)
+			fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %d | %s | %s | %s | %d | %d | %s | %d | %d | %s | %.0f | %.0f |\n", c.Live.Run, live.Component, live.At, live.Rate, live.Needed,
+				seconds(live.Seconds), seconds(lab.Seconds), c.labSpread("%.0f", func(r *emulator.Result) float64 { return r.Capacity[i].Seconds }),
+				peakReady(c.Live, live), peakReady(c.Lab, lab), c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(peakReady(r, r.Capacity[i])) }),
+				failures(c.Live), failures(c.Lab), c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(failures(r)) }),
+				c.Live.ReplicaSeconds, c.Lab.ReplicaSeconds)
 		}
 	}
 	if b.Len() > 0 {

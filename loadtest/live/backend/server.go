@@ -57,6 +57,7 @@ type Server struct {
 	// counted as it is spent.
 	burned   atomic.Int64
 	overhead overhead
+	cpu      *processor
 
 	mu  sync.Mutex
 	rng *rand.Rand
@@ -98,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 		s.delayMs[n.Name] = m[i][self]
 	}
 	s.metrics = NewMetrics(cfg.Namespace, cfg.Pod, ObjectName(cfg.Component), cfg.CPUAcct)
+	s.cpu = newProcessor(cfg.Limit, &s.burned)
 	for _, name := range s.comp.Calls {
 		conn, err := cfg.Callees.Dial(name)
 		if err != nil {
@@ -109,8 +111,11 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Close closes the callees' connections.
+// Close stops the pod's CPU workers and closes the callees' connections.
 func (s *Server) Close() {
+	if s.cpu != nil {
+		s.cpu.Close()
+	}
 	for _, c := range s.conns {
 		c.conn.Close()
 	}
@@ -160,7 +165,7 @@ func (s *Server) serve(ctx context.Context) error {
 	s.mu.Lock()
 	work := s.comp.DrawCPU(s.rng) / s.speed * s.overhead.scale(mean)
 	s.mu.Unlock()
-	Burn(time.Duration(work*float64(time.Second)), &s.burned)
+	s.cpu.Spend(time.Duration(work * float64(time.Second)))
 	out := metadata.AppendToOutgoingContext(ctx, CallerNodeKey, s.cfg.Node, CallerWorkloadKey, ObjectName(s.cfg.Component))
 	var err error
 	for _, c := range s.conns {

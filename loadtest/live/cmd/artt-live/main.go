@@ -150,19 +150,31 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// labSeeds is how many seeds the lab's prediction runs: the scenario's
+// and the next ones, so a live figure can be read against the lab's own
+// spread from one seed to another.
+const labSeeds = 3
+
 // predict runs the lab on the same file and runs, and sets each
-// comparison's prediction.
+// comparison's prediction: the scenario's seed, and beside it the spread
+// over labSeeds seeds.
 func predict(plan *live.Plan, cs []live.Comparison) error {
 	var labels []string
 	for _, r := range plan.Runs {
 		labels = append(labels, r.Label())
 	}
-	results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: labels})
-	if err != nil {
-		return fmt.Errorf("the lab's prediction: %w", err)
+	for k := range uint64(labSeeds) {
+		seed := plan.Loaded.Scenario.Seed + k
+		results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: labels, Seed: &seed})
+		if err != nil {
+			return fmt.Errorf("the lab's prediction (seed %d): %w", seed, err)
+		}
+		for i := range cs {
+			cs[i].LabSeeds = append(cs[i].LabSeeds, results[i])
+		}
 	}
 	for i := range cs {
-		cs[i].Lab = results[i]
+		cs[i].Lab = cs[i].LabSeeds[0]
 	}
 	return nil
 }

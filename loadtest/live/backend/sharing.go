@@ -1,0 +1,131 @@
+package backend
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// processor shares a pod's CPU among its requests in flight by processor
+// sharing, the lab's model of a pod: a few worker threads spend every
+// request's work in turns of at most quantum, round robin, so n requests
+// in flight each progress at 1/n of the pod's CPU, and nothing else in the
+// pod waits behind them.
+//
+// Each request used to burn its work on a thread of its own, leaving the
+// sharing to Go's scheduler. Under overload hundreds of burning goroutines
+// were runnable, each running its 10 ms slice in turn within a sixth of a
+// core: anything else the pod had to run (a new request's handler, an
+// answer to a caller, Prometheus' scrape) waited seconds behind them. An
+// overloaded pod's scrapes timed out, so its series went missing just when
+// it was busiest, which no real pod shows: a sidecar and the kubelet's
+// cAdvisor serve its metrics from outside its container.
+type processor struct {
+	mu       sync.Mutex
+	ready    *sync.Cond
+	turns    []*job // round robin: the front runs next
+	closed   bool
+	progress *atomic.Int64
+}
+
+// job is one request's work still to spend.
+type job struct {
+	left time.Duration
+	done chan struct{}
+}
+
+// quantum is the most CPU a turn spends on one request: well under the
+// scenarios' work per request (a millisecond and more), so round robin is
+// processor sharing to within a turn, and long beside the cost of a turn
+// (a lock and a slice operation).
+const quantum = 250 * time.Microsecond
+
+// newProcessor starts the workers for a pod of limit cores (one per core
+// or part of one, so the workers can use the whole limit), adding the CPU
+// they spend to progress as they spend it.
+func newProcessor(limit float64, progress *atomic.Int64) *processor {
+	p := &processor{progress: progress}
+	p.ready = sync.NewCond(&p.mu)
+	for range max(1, int(math.Ceil(limit))) {
+		go p.work()
+	}
+	return p
+}
+
+// Spend returns once d of the pod's CPU has been spent on it, in turns
+// with the other requests in flight.
+func (p *processor) Spend(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	j := &job{left: d, done: make(chan struct{})}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.turns = append(p.turns, j)
+	p.ready.Signal()
+	p.mu.Unlock()
+	<-j.done
+}
+
+// Close stops the workers after their current turns and releases every
+// request still waiting.
+func (p *processor) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	for _, j := range p.turns {
+		close(j.done)
+	}
+	p.turns = nil
+	p.ready.Broadcast()
+}
+
+// work runs turns until Close, on a thread of its own, so Burn reads this
+// worker's CPU alone.
+func (p *processor) work() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for {
+		j := p.next()
+		if j == nil {
+			return
+		}
+		j.left -= Burn(min(quantum, j.left), p.progress)
+		p.mu.Lock()
+		switch {
+		case p.closed:
+			// Close released every queued job; this one was out for its turn.
+			close(j.done)
+		case j.left <= 0:
+			close(j.done)
+		default:
+			p.turns = append(p.turns, j)
+			p.ready.Signal()
+		}
+		p.mu.Unlock()
+	}
+}
+
+// next takes the front job, waiting for one; nil once closed.
+func (p *processor) next() *job {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.turns) == 0 && !p.closed {
+		p.ready.Wait()
+	}
+	if p.closed {
+		return nil
+	}
+	j := p.turns[0]
+	p.turns[0] = nil
+	p.turns = p.turns[1:]
+	return j
+}
