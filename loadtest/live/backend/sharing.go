@@ -100,13 +100,11 @@ func (p *processor) work() {
 		}
 		j.left -= Burn(min(quantum, j.left), p.progress)
 		p.mu.Lock()
-		switch {
-		case p.closed:
-			// Close released every queued job; this one was out for its turn.
+		// Once closed, this job, out for its turn when Close released the
+		// queue, is released too.
+		if p.closed || j.left <= 0 {
 			close(j.done)
-		case j.left <= 0:
-			close(j.done)
-		default:
+		} else {
 			p.turns = append(p.turns, j)
 			p.ready.Signal()
 		}
