@@ -276,8 +276,10 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 	return out, states, note
 }
 
-// groupHealthInputs aggregates a group's p95 latency and error rate,
-// weighting replicas by the requests they served (equally when unknown).
+// groupHealthInputs aggregates a group's load-free p95 latency (each
+// replica's p95 with its own load taken out, health.LoadFree) and error
+// rate, weighting replicas by the requests they served (equally when
+// unknown).
 // The weights are taken relative to the largest count, so that a count
 // near the largest float does not overflow the sums (an infinite p95 then
 // reached the health tracker). A replica whose CPU utilisation was at
@@ -303,8 +305,8 @@ func groupHealthInputs(g traffic.Group, busy float64) (p95, errRate float64) {
 				w = r.Requests / most
 			}
 		}
-		if !math.IsNaN(r.LatencyP95) && !(r.CPU/r.Limit() >= busy) {
-			lsum += w * r.LatencyP95
+		if u := r.CPU / r.Limit(); !math.IsNaN(r.LatencyP95) && !(u >= busy) {
+			lsum += w * health.LoadFree(r.LatencyP95, u)
 			lw += w
 		}
 		if !math.IsNaN(r.ErrorRate) {

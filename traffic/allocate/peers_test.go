@@ -86,8 +86,8 @@ func TestGroupHealthInputsLeaveBusyPodsLatencyOut(t *testing.T) {
 		{Name: "new", CPU: 0.24, CPULimit: 1, Requests: 20, LatencyP95: 40, ErrorRate: 0},
 	}}
 	p95, errRate := groupHealthInputs(g, 0.5)
-	if p95 != 40 || math.Abs(errRate-0.05) > 1e-12 {
-		t.Errorf("p95 %v, error rate %v; want the idle pod's 40 ms, and both pods' errors (0.05)", p95, errRate)
+	if want := 40 * (1 - 0.24); math.Abs(p95-want) > 1e-9 || math.Abs(errRate-0.05) > 1e-12 {
+		t.Errorf("p95 %v, error rate %v; want the idle pod's 40 ms load-free (%v), and both pods' errors (0.05)", p95, errRate, want)
 	}
 	g.Replicas[1].CPU = 0.9
 	if p95, _ := groupHealthInputs(g, 0.5); !math.IsNaN(p95) {

@@ -23,6 +23,12 @@
 //     RecoverAfter it is moved to Degraded, where it receives probe traffic,
 //     and it goes back to Unhealthy if it still fails.
 //
+// Latencies reach the tracker load-free (LoadFree: the p95 times 1 − ρ, the
+// processor-sharing stretch taken out, per pod by the allocator), and the
+// baseline is learned in the same units: a group is judged by its speed,
+// not by how busy it was. Taken raw, a p95 doubles from load alone at a
+// third of the limit when requests need equal work, and a group that took
+// more of the traffic at a step read as sick and had it taken away again.
 // Latency is only evidence while the group's CPU utilisation is below
 // BusyUtilization (0.5): a group that is slow because it is busy is
 // overloaded, not sick, and moving its traffic is the share estimator's job;
@@ -31,9 +37,10 @@
 // its group's p95 before it gets here: one pod draining a backlog beside
 // new idle pods is load, though the group's mean is under the bar. A
 // group slow with idle CPU (pauses, a bad disk, a noisy neighbour) is sick.
-// The default follows from queueing alone: a processor-sharing server's
-// response time is 1/(1 − ρ) times its service time, so below ρ = 0.5 load
-// cannot explain the DegradedLatencyFactor of 2; above it, it can.
+// The bar is where one interval's utilisation stops being precise enough
+// to take the load out: an error of 0.1 in ρ moves 1/(1 − ρ) by a fifth at
+// ρ = 0.5 and by half at 0.8, and an interval that averages a burst with
+// calm hides the overload inside it.
 //
 // What tells "slow because broken" from "slow because loaded" at any load is
 // the CPU time per request: load does not change it, a throttled or
