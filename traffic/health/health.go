@@ -26,9 +26,7 @@
 // Latencies reach the tracker load-free (LoadFree: the p95 times 1 − ρ, the
 // processor-sharing stretch taken out, per pod by the allocator), and the
 // baseline is learned in the same units: a group is judged by its speed,
-// not by how busy it was. Taken raw, a p95 doubles from load alone at a
-// third of the limit when requests need equal work, and a group that took
-// more of the traffic at a step read as sick and had it taken away again.
+// not by how busy it was (LoadFree says why a raw p95 cannot be).
 // Latency is only evidence while the group's CPU utilisation is below
 // BusyUtilization (0.5): a group that is slow because it is busy is
 // overloaded, not sick, and moving its traffic is the share estimator's job;
