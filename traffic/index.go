@@ -17,17 +17,30 @@ type Group struct {
 // rule: an idle replica says nothing about what a request costs). ok is
 // false when no replica qualifies or the cost is not positive.
 func (g Group) CostPerRequest() (cost float64, ok bool) {
-	var cpu, requests float64
+	cpu, requests := g.costBasis()
+	if requests <= 0 || cpu <= 0 {
+		return 0, false
+	}
+	return cpu / requests, true
+}
+
+// CostRate is the request rate CostPerRequest is measured over: the
+// replicas' that qualify (0 when none does).
+func (g Group) CostRate() float64 {
+	_, requests := g.costBasis()
+	return requests
+}
+
+// costBasis sums CPU and request rate over the replicas that served
+// requests and whose CPU is known.
+func (g Group) costBasis() (cpu, requests float64) {
 	for _, r := range g.Replicas {
 		if r.Requests > 0 && !math.IsNaN(r.CPU) {
 			cpu += r.CPU
 			requests += r.Requests
 		}
 	}
-	if requests <= 0 || cpu <= 0 {
-		return 0, false
-	}
-	return cpu / requests, true
+	return cpu, requests
 }
 
 // Amount is a quantity attached to a node: a supply, a demand, a share.
@@ -46,6 +59,7 @@ type Index struct {
 	groups   map[string][]Group
 	callsTo  map[string][]Call
 	comps    []string
+	picks    map[string]Pick
 	replicas map[string]Replica
 }
 
@@ -70,6 +84,7 @@ func NewIndex(s Snapshot) (*Index, error) {
 		nodes:    make(map[string]Node, len(s.Nodes)),
 		groups:   make(map[string][]Group),
 		callsTo:  make(map[string][]Call),
+		picks:    make(map[string]Pick, len(s.Components)),
 		replicas: make(map[string]Replica, len(s.Replicas)),
 	}
 	for _, n := range s.Nodes {
@@ -77,6 +92,7 @@ func NewIndex(s Snapshot) (*Index, error) {
 	}
 	for _, c := range s.Components {
 		x.comps = append(x.comps, c.Name)
+		x.picks[c.Name] = c.Pick
 	}
 	slices.Sort(x.comps)
 	for _, c := range s.Calls {
@@ -128,6 +144,9 @@ func cmpString(a, b string) int {
 
 // Components returns every component name, sorted.
 func (x *Index) Components() []string { return x.comps }
+
+// Pick returns how a component's callers pick a pod.
+func (x *Index) Pick(component string) Pick { return x.picks[component] }
 
 // Groups returns the serving groups of a component, sorted by node.
 func (x *Index) Groups(component string) []Group { return x.groups[component] }

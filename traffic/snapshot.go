@@ -42,6 +42,10 @@ type Node struct {
 // Component is one microservice (a Deployment behind a Service).
 type Component struct {
 	Name string
+	// Pick is how its callers pick a pod (its DestinationRule's
+	// loadBalancer.simple); the zero value is Istio's default,
+	// LEAST_REQUEST.
+	Pick Pick
 }
 
 // Call is an edge of the call graph.
@@ -127,6 +131,9 @@ func (s Snapshot) validateAllButDelays() error {
 		}
 		if comps[c.Name] {
 			return &FieldError{Field: fmt.Sprintf("components[%d].name", i), Value: c.Name, Reason: "duplicate component"}
+		}
+		if !c.Pick.valid() {
+			return &FieldError{Field: fmt.Sprintf("components[%d].pick", i), Value: string(c.Pick), Reason: fmt.Sprintf("must be %q (by queue) or %q", PickByQueue, PickBlind)}
 		}
 		comps[c.Name] = true
 	}

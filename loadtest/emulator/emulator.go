@@ -68,6 +68,9 @@ type Emulator struct {
 	free       []*request
 	pods       []*replica // every pod ever created
 
+	// grpc is true when proxyless gRPC clients carry the routes
+	// (grpclb.go), false for Envoy sidecars (envoylb.go).
+	grpc bool
 	// localityNode maps an Istio locality back to its node index.
 	localityNode map[string]int
 	// scratch holds a pick's healthy hosts when some are ejected.
@@ -109,7 +112,7 @@ type Options struct {
 // workload's arrival rate (see package workload).
 func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Options) (*Emulator, error) {
 	e := &Emulator{
-		sc: sc, run: run, rate: rate, q: newEventQueue(),
+		sc: sc, run: run, rate: rate, q: newEventQueue(), grpc: sc.Cluster.DataPlane == scenario.DataPlaneGRPC,
 		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
 		byName:       make(map[string]*component),
 		timeout:      sc.Workload.Timeout.Seconds(),

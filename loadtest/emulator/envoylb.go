@@ -38,7 +38,17 @@ func (e *Emulator) pick(s *sidecar, c *component) *replica {
 		u.outlier.sweep(e.now)
 	}
 	hosts, slot := c.ready, len(e.nodes)
-	if row := c.weightsFrom(s.node); row != nil {
+	switch row := c.weightsFrom(s.node); {
+	case e.grpc && e.run.LBPolicy == "ROUND_ROBIN":
+		loc, ok := e.grpcLocality(c, row)
+		if !ok {
+			return nil // no locality in `to` has a ready pod
+		}
+		hosts, slot = c.readyOn[loc], loc
+	case e.grpc:
+		// gRPC's least_request and weighted_round_robin have no locality
+		// layer: they balance over every pod.
+	case row != nil:
 		loc, ok := e.chooseLocality(u, row)
 		if !ok {
 			return nil // every locality in `to` is empty or ejected

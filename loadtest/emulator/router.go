@@ -138,7 +138,9 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	for _, n := range e.nodes {
 		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: localityOf(n)})
 	}
-	s.Components = append(s.Components, traffic.Component{Name: ingressName})
+	// Every sidecar, the gateway's too, picks by the run's policy.
+	pick := traffic.PickOf(e.run.LBPolicy)
+	s.Components = append(s.Components, traffic.Component{Name: ingressName, Pick: pick})
 	for i, g := range e.ingress {
 		s.Replicas = append(s.Replicas, traffic.Replica{
 			Name: fmt.Sprintf("%s-%d", ingressName, i), Component: ingressName, Node: g.node.name, Ready: true,
@@ -147,7 +149,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	}
 	s.Calls = append(s.Calls, traffic.Call{From: ingressName, To: e.entry.spec.Name, Rate: math.NaN()})
 	for _, c := range e.comps {
-		s.Components = append(s.Components, traffic.Component{Name: c.spec.Name})
+		s.Components = append(s.Components, traffic.Component{Name: c.spec.Name, Pick: pick})
 		for _, callee := range c.calls {
 			s.Calls = append(s.Calls, traffic.Call{From: c.spec.Name, To: callee.spec.Name, Rate: math.NaN()})
 		}

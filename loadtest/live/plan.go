@@ -133,6 +133,10 @@ func refuseUnsupported(sc *scenario.Scenario) error {
 		return refuse("frontier", "set", "autoscaling sweeps run in the lab")
 	case sc.Cluster.Ingress.Replicas != 1:
 		return refuse("cluster.ingress.replicas", sc.Cluster.Ingress.Replicas, "the load generator is one gateway; set replicas: 1 so the lab models the same")
+	case sc.Cluster.DataPlane != scenario.DataPlaneGRPC:
+		// The scenario then refuses what gRPC cannot carry (lbPolicy,
+		// outlier detection), and the lab models gRPC's balancers.
+		return refuse("cluster.dataPlane", sc.Cluster.DataPlane, "the live data plane is gRPC's xDS clients; set dataPlane: grpc so the lab models the same")
 	}
 	for _, c := range sc.Application.Components {
 		switch {
@@ -152,12 +156,8 @@ func refuseUnsupported(sc *scenario.Scenario) error {
 			return refuse("runs.autoscaling", r.Autoscaling, "KEDA scales the live pods on artt-scaler's answers only (artt); the CPU autoscalers need metrics-server, which is not built here")
 		case r.Placement != "" && r.Placement != "default":
 			return refuse("runs.placement", r.Placement, "pods are placed as the components' placement says")
-		case r.OutlierDetection != nil:
-			return refuse("runs.outlierDetection", r.Label(), "istiod sends gRPC clients no outlier detection")
 		case len(r.ScalerMetadata) > 0 && !Autoscaled(r):
 			return refuse("runs.scalerMetadata", r.Label(), "no autoscaler runs")
-		case (r.Routing == "heart" || r.Routing == "artt") && r.LBPolicy != "ROUND_ROBIN":
-			return refuse("runs.lbPolicy", r.LBPolicy, "gRPC honours locality weights only under ROUND_ROBIN (its least_request has no locality layer); set lbPolicy: ROUND_ROBIN, which the lab then models too")
 		}
 	}
 	return nil

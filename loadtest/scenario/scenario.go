@@ -93,7 +93,23 @@ type Cluster struct {
 	IngressNode string `json:"ingressNode,omitempty"`
 	// Ingress is the ingress gateway: its replicas and their nodes.
 	Ingress Ingress `json:"ingress,omitempty"`
+	// DataPlane is what carries the routes istiod sends: envoy (default,
+	// a sidecar per pod) or grpc (proxyless gRPC clients, as the live loop
+	// runs; see DataPlaneGRPC).
+	DataPlane string `json:"dataPlane,omitempty"`
 }
+
+// The data planes a cluster can have.
+const (
+	// DataPlaneEnvoy is Envoy sidecars (envoylb.go in the emulator).
+	DataPlaneEnvoy = "envoy"
+	// DataPlaneGRPC is gRPC-Go's xDS clients fed by istiod: under
+	// ROUND_ROBIN a locality is drawn at random by its weight (the
+	// distribute row, else its pods) and a pod taken round robin inside
+	// it; LEAST_REQUEST has no locality layer and drops the weights; there
+	// is no outlier detection, RANDOM or PEAK_EWMA.
+	DataPlaneGRPC = "grpc"
+)
 
 // Ingress is the ingress gateway deployment. Each replica is an Envoy with
 // its own load-balancing state; external requests reach a replica chosen

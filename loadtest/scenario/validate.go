@@ -65,6 +65,9 @@ func (s *Scenario) fillDefaults() {
 	if s.Cluster.Ingress.Replicas == 0 {
 		s.Cluster.Ingress.Replicas = 2
 	}
+	if s.Cluster.DataPlane == "" {
+		s.Cluster.DataPlane = DataPlaneEnvoy
+	}
 	if len(s.Cluster.Ingress.Nodes) == 0 && s.Cluster.IngressNode != "" {
 		s.Cluster.Ingress.Nodes = []string{s.Cluster.IngressNode}
 	}
@@ -267,6 +270,9 @@ func (s *Scenario) validateCluster() ([]error, map[string]bool) {
 	}
 	if s.Cluster.Ingress.Replicas < 1 {
 		errs = append(errs, bad("cluster.ingress.replicas", s.Cluster.Ingress.Replicas, "must be ≥ 1"))
+	}
+	if d := s.Cluster.DataPlane; d != DataPlaneEnvoy && d != DataPlaneGRPC {
+		errs = append(errs, bad("cluster.dataPlane", d, "must be "+DataPlaneEnvoy+" or "+DataPlaneGRPC))
 	}
 	for i, n := range s.Cluster.Ingress.Nodes {
 		if !nodes[n] {
@@ -482,6 +488,9 @@ func (s *Scenario) validateRuns() []error {
 			errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "routing "+r.Routing+" is the sidecars' "+p+" policy; set lbPolicy only with a table policy"))
 		}
 		errs = append(errs, r.validateAutoscaling(f)...)
+		if s.Cluster.DataPlane == DataPlaneGRPC {
+			errs = append(errs, r.validateOnGRPC(f)...)
+		}
 		if err := r.OutlierDetection.validate(f + ".outlierDetection"); err != nil {
 			errs = append(errs, err)
 		}
@@ -489,6 +498,23 @@ func (s *Scenario) validateRuns() []error {
 			errs = append(errs, bad(f+".name", r.Label(), "duplicate run"))
 		}
 		labels[r.Label()] = true
+	}
+	return errs
+}
+
+// validateOnGRPC refuses what proxyless gRPC cannot carry; f is the run's
+// field path.
+func (r Run) validateOnGRPC(f string) []error {
+	var errs []error
+	_, dataPlane := DataPlaneRoutings[r.Routing]
+	switch {
+	case r.LBPolicy == "RANDOM" || r.LBPolicy == "PEAK_EWMA":
+		errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "gRPC's xDS clients have no "+r.LBPolicy+" balancer"))
+	case !dataPlane && r.LBPolicy != "ROUND_ROBIN":
+		errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "gRPC honours locality weights only under ROUND_ROBIN (its least_request has no locality layer); set lbPolicy: ROUND_ROBIN"))
+	}
+	if r.OutlierDetection != nil {
+		errs = append(errs, bad(f+".outlierDetection", "set", "istiod sends gRPC clients no outlier detection"))
 	}
 	return errs
 }

@@ -249,6 +249,7 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 		obs := health.Observation{
 			P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: peerP95s[i], PeerErrorRate: peerErrs[i],
 			Utilization: groupUtilization(g), CostPerRequest: costs[i], PeerCostChange: peerChanges[i],
+			CostRate: g.CostRate(),
 		}
 		st := tr.Status(g.Node)
 		if fresh {

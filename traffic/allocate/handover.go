@@ -41,6 +41,16 @@ import (
 // saved, a wrong table costs queueing that grows without bound as the
 // nodes fill. Where the blind picks alone would overload a slow pod, the
 // table, which splits by capacity, is kept.
+//
+// A component whose rule says ROUND_ROBIN or RANDOM (traffic.PickBlind)
+// has no per-request balancing to hand over to: its callers' picks are
+// blind inside a locality under the table and over every pod without it,
+// so both prices are the blind limit's, and without a table each node
+// gets a part in proportion to its pods, not to its capacity. Proxyless
+// gRPC honours locality weights only under ROUND_ROBIN, so every
+// component it carries is priced so. A split by capacity then beats the
+// even one wherever the pods' speeds differ, and a table that overloads no
+// pod is handed over only where the nodes are alike.
 
 // handover is the verdict for one component.
 type handover struct {
@@ -56,14 +66,17 @@ type handover struct {
 	// why explains a table kept without pricing (missing data, a group not
 	// Healthy); empty when the prices decided.
 	why string
+	// blind is true when the callers' own picks are blind (PickBlind).
+	blind bool
 	// held explains a verdict in force kept against the prices
 	// (hysteresis.go); empty when the prices decided.
 	held string
 }
 
 // judgeHandover prices route r, whose Groups carry the shares the table
-// would give, against least-request's spread of the same traffic;
-// callersOn counts the calling sidecars on each node.
+// would give, against the callers' own spread of the same traffic (by
+// least-request, or blind: x.Pick); callersOn counts the calling sidecars
+// on each node.
 func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies []traffic.Amount, callersOn map[string]int) handover {
 	for _, g := range r.Groups {
 		if g.Health != "" && g.Health != string(health.Healthy) {
@@ -89,7 +102,7 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 			callersTo[t.Node] += callersOn[s.Node]
 		}
 	}
-	var capacity float64
+	blind := x.Pick(r.Component) == traffic.PickBlind
 	var allPods []float64
 	groupCapacity := make([]float64, len(groups))
 	table := 0.0
@@ -97,25 +110,42 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 		for _, mu := range podRates[i] {
 			groupCapacity[i] += mu
 		}
-		capacity += groupCapacity[i]
 		allPods = append(allPods, podRates[i]...)
 		if s := shares[g.Node]; s > 0 {
-			w, _ := leastRequestResponse(s*lambda, podRates[i], callersTo[g.Node])
+			w, _ := ownResponse(s*lambda, podRates[i], callersTo[g.Node], blind)
 			table += s * w
 		}
 	}
-	envoy, saturated := leastRequestResponse(lambda, allPods, allCallers)
-	queueingMs := 1000 * (table - envoy)
+	own, saturated := ownResponse(lambda, allPods, allCallers, blind)
+	queueingMs := 1000 * (table - own)
 	switch {
-	case saturated || math.IsInf(table, 1):
+	case saturated || math.IsInf(table, 1) && !blind:
 		// Saturated whatever the split, or by the table's: only per-request
 		// balancing spreads the excess by each pod's speed.
 		queueingMs = math.Inf(1)
-	case math.IsInf(envoy, 1):
+	case math.IsInf(own, 1):
+		// The callers' own spread overloads a pod (blind picks land on
+		// every pod alike); a blind one overloads it also where the table
+		// does too, and the table's split by capacity spreads the excess
+		// better.
 		queueingMs = math.Inf(-1)
+	case math.IsInf(table, 1):
+		queueingMs = math.Inf(1)
 	}
-	// Network: least-request's spread sends each node a part in proportion
-	// to its capacity, from every caller alike.
+	// Network: the callers' own spread sends each node a part in
+	// proportion to its capacity (least-request) or to its pods (blind),
+	// from every caller alike.
+	weight := groupCapacity
+	if blind {
+		weight = make([]float64, len(groups))
+		for i := range groups {
+			weight[i] = float64(len(podRates[i]))
+		}
+	}
+	total := 0.0
+	for _, w := range weight {
+		total += w
+	}
 	spread := 0.0
 	at := make([]traffic.Amount, len(groups))
 	for i, g := range groups {
@@ -128,12 +158,28 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	for k, s := range supplies {
 		for i := range groups {
 			if d := delays[k*len(groups)+i]; !math.IsNaN(d) {
-				spread += s.Value * groupCapacity[i] / capacity * d
+				spread += s.Value * weight[i] / total * d
 			}
 		}
 	}
 	savingMs := 2 * (spread - r.Cost)
-	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread}
+	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind}
+}
+
+// ownResponse is the mean response time when the callers spread lambda
+// requests per second over pods of the given service rates by their own
+// picks: least-request's (leastRequestResponse), or blind ones, where every
+// pod gets the same part and saturated stays false (+Inf then means a pod
+// is overloaded).
+func ownResponse(lambda float64, rates []float64, callers int, blind bool) (seconds float64, saturated bool) {
+	if !blind {
+		return leastRequestResponse(lambda, rates, callers)
+	}
+	capacity := 0.0
+	for _, mu := range rates {
+		capacity += mu
+	}
+	return blindResponse(lambda, rates, capacity, 0), false
 }
 
 // leastRequestResponse is the mean response time when callers sidecars
@@ -233,19 +279,29 @@ func (h handover) note() string {
 	case h.why != "":
 		return h.why
 	case h.held != "" && h.envoy:
-		return "left to Envoy's least-request: " + h.held
+		return "left to " + h.ownBalancing() + ": " + h.held
 	case h.held != "":
 		return "table written: " + h.held
 	case h.envoy:
-		return fmt.Sprintf("left to Envoy's least-request: the table would save %.2f ms of network per request and %s", h.savingMs, h.queueingPhrase("would save", "would add"))
+		return fmt.Sprintf("left to %s: the table would save %.2f ms of network per request and %s", h.ownBalancing(), h.savingMs, h.queueingPhrase("would save", "would add"))
 	default:
 		return fmt.Sprintf("table written: it saves %.2f ms of network per request and %s", h.savingMs, h.queueingPhrase("saves", "adds"))
 	}
 }
 
+// ownBalancing names what carries a component left without a table.
+func (h handover) ownBalancing() string {
+	if h.blind {
+		return "the sidecars' blind picks (ROUND_ROBIN or RANDOM)"
+	}
+	return "Envoy's least-request"
+}
+
 // queueingPhrase says what the table does to queueing and service.
 func (h handover) queueingPhrase(save, add string) string {
 	switch {
+	case math.IsInf(h.queueingMs, -1) && h.blind:
+		return "spares the blind picks' even split, which would overload a slow pod"
 	case math.IsInf(h.queueingMs, -1):
 		return "spares least-request's blind split, which would overload a slow pod"
 	case h.queueingMs < 0:

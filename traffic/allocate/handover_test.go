@@ -100,6 +100,32 @@ func TestHandoverKeepsTheTableWhenTheNetworkPays(t *testing.T) {
 	}
 }
 
+// Under ROUND_ROBIN (gRPC's only policy that honours locality weights)
+// there is no per-request balancing to hand over to: without a table each
+// pod gets a third. With the third node's pods 45% slower at the load of
+// TestHandoverLeavesAStaticSplitToEnvoy, that third overloads it, so the
+// table, split by capacity, is kept; priced as least-request, which would
+// steer around the slow pod, the same component is left to Envoy.
+func TestHandoverPricesTheCallersOwnPicks(t *testing.T) {
+	s := callerCallee(3, 3, 1, 180, 12.5, 0.4)
+	for i, r := range s.Replicas {
+		if r.Component == "B" && r.Node == "n2" {
+			s.Replicas[i].CPU *= 1.45
+		}
+	}
+	if r := routeB(t, DefaultOptions(), s); !r.Envoy || !hasNote(r, "left to Envoy's least-request") {
+		t.Errorf("LEAST_REQUEST: envoy %v, notes %q; want B left to Envoy's least-request", r.Envoy, r.Notes)
+	}
+	s.Components[1].Pick = traffic.PickBlind
+	r := routeB(t, DefaultOptions(), s)
+	if r.Envoy || len(r.Sources) == 0 || !hasNote(r, "table written") {
+		t.Fatalf("ROUND_ROBIN: envoy %v, notes %q; want the table", r.Envoy, r.Notes)
+	}
+	if !hasNote(r, "table written: it saves") || !strings.Contains(strings.Join(r.Notes, " "), "spares the blind picks' even split") {
+		t.Errorf("ROUND_ROBIN notes %q; want the table kept for sparing the even split", r.Notes)
+	}
+}
+
 // Least-request is only as good as each sidecar's counts. With two pods
 // per node at 70% load and three callers, the counts tell pods apart and
 // least-request over all six pods beats a table that pools only each node's

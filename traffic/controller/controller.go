@@ -240,11 +240,11 @@ func (c *Controller) notifyIf(b bool) {
 }
 
 // read lists what the allocation needs from the cache.
-func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.DestinationRule, error) {
+func (c *Controller) read(ctx context.Context) (cluster, error) {
 	var st cluster
 	var deps appsv1.DeploymentList
 	if err := c.client.List(ctx, &deps, client.MatchingLabels{ManagedLabel: "true"}); err != nil {
-		return st, nil, fmt.Errorf("list deployments: %w", err)
+		return st, fmt.Errorf("list deployments: %w", err)
 	}
 	st.deployments = deps.Items
 	// The lists are read, never modified: the cache's objects are used as
@@ -252,27 +252,26 @@ func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.Destina
 	// every cycle.
 	var nodes corev1.NodeList
 	if err := c.client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return st, nil, fmt.Errorf("list nodes: %w", err)
+		return st, fmt.Errorf("list nodes: %w", err)
 	}
 	st.nodes = nodes.Items
 	namespaces := map[string]bool{}
 	for _, d := range deps.Items {
 		namespaces[d.Namespace] = true
 	}
-	var rules []*networkingv1.DestinationRule
 	for ns := range namespaces {
 		var pods corev1.PodList
 		if err := c.client.List(ctx, &pods, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-			return st, nil, fmt.Errorf("list pods in %s: %w", ns, err)
+			return st, fmt.Errorf("list pods in %s: %w", ns, err)
 		}
 		st.pods = append(st.pods, pods.Items...)
 		var drs networkingv1.DestinationRuleList
 		if err := c.client.List(ctx, &drs, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-			return st, nil, fmt.Errorf("list destinationrules in %s: %w", ns, err)
+			return st, fmt.Errorf("list destinationrules in %s: %w", ns, err)
 		}
-		rules = append(rules, drs.Items...)
+		st.rules = append(st.rules, drs.Items...)
 	}
-	return st, rules, nil
+	return st, nil
 }
 
 // reconcile reallocates: with fresh measurements on a cycle, with the last
@@ -281,7 +280,7 @@ func (c *Controller) read(ctx context.Context) (cluster, []*networkingv1.Destina
 // health changed.
 func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time) {
 	start := c.opts.Now()
-	st, rules, ok := c.measure(ctx, why, start)
+	st, ok := c.measure(ctx, why, start)
 	if !ok {
 		return
 	}
@@ -296,7 +295,7 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 	if !ok {
 		return
 	}
-	results := c.writeRoutes(ctx, alloc, snap, comps, rules)
+	results := c.writeRoutes(ctx, alloc, snap, comps, st.rules)
 	took := c.opts.Now().Sub(start)
 	c.tel.cycle.WithLabelValues(string(why)).Observe(took.Seconds())
 	if !seen.IsZero() {
@@ -309,15 +308,14 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 // measure reads the cluster from the cache while Prometheus answers (an
 // event reuses the last measurements). ok is false, and the last routing
 // kept, when either fails.
-func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) (cluster, []*networkingv1.DestinationRule, bool) {
+func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) (cluster, bool) {
 	var st cluster
-	var rules []*networkingv1.DestinationRule
 	var err error
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
 		readStart := c.opts.Now()
-		st, rules, err = c.read(ctx)
+		st, err = c.read(ctx)
 		c.tel.phase.WithLabelValues("read").Observe(c.opts.Now().Sub(readStart).Seconds())
 	}()
 	if why != event {
@@ -327,7 +325,7 @@ func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) 
 			c.tel.collectErrs.Inc()
 			c.tel.promUp.Set(0)
 			c.log.Error("measurements unavailable: keeping the last routing", "error", collectErr)
-			return st, nil, false
+			return st, false
 		}
 		c.last = m
 		c.tel.promUp.Set(1)
@@ -337,9 +335,9 @@ func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) 
 	<-read
 	if err != nil {
 		c.log.Error("reading the cluster failed: keeping the last routing", "error", err)
-		return st, nil, false
+		return st, false
 	}
-	return st, rules, true
+	return st, true
 }
 
 // allocate runs the policy on the snapshot: its fast path for a

@@ -86,10 +86,11 @@ func (c *Controller) resume(ctx context.Context, now time.Time) {
 // the cache) and, listed once from the API, its own, which the cache leaves
 // out (CacheOptions).
 func (c *Controller) rulesInForce(ctx context.Context) ([]*networkingv1.DestinationRule, error) {
-	st, rules, err := c.read(ctx)
+	st, err := c.read(ctx)
 	if err != nil {
 		return nil, err
 	}
+	rules := st.rules
 	namespaces := map[string]bool{}
 	for _, d := range st.deployments {
 		namespaces[d.Namespace] = true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +35,9 @@ type cluster struct {
 	deployments []appsv1.Deployment
 	pods        []corev1.Pod
 	nodes       []corev1.Node
+	// rules are the DestinationRules of the deployments' namespaces: the
+	// users' say how their callers pick a pod, and ARTT writes into them.
+	rules []*networkingv1.DestinationRule
 }
 
 // component is a managed Deployment.
@@ -164,7 +168,7 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 		name := componentName(d.Namespace, d.Name)
 		comps[name] = component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d), uid: d.UID}
 		byWorkload[workloadKey{d.Namespace, d.Name}] = name
-		s.Components = append(s.Components, traffic.Component{Name: name})
+		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(c.rules, comps[name])})
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil || sel.Empty() {
 			continue

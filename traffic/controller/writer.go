@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/istio"
 )
 
@@ -61,25 +63,39 @@ func matchesHost(ruleHost string, c component) bool {
 		(strings.HasPrefix(full, ruleHost+".") && ruleHost == c.workload)
 }
 
-// chooseTarget picks the rule to write: a user's rule for the host (the
-// oldest, as Istio itself uses the oldest), or ARTT's own.
+// chooseTarget picks the rule to write: the user's rule for the host
+// (userRule), or ARTT's own.
 func chooseTarget(rules []*networkingv1.DestinationRule, c component) target {
-	var candidates []*networkingv1.DestinationRule
+	if r := userRule(rules, c); r != nil {
+		return target{namespace: c.namespace, name: r.Name}
+	}
+	return target{namespace: c.namespace, name: ruleName(c.workload), own: true}
+}
+
+// userRule is the user's DestinationRule for the component's host (the
+// oldest, as Istio itself uses the oldest), nil when there is none.
+func userRule(rules []*networkingv1.DestinationRule, c component) *networkingv1.DestinationRule {
+	var oldest *networkingv1.DestinationRule
 	for _, r := range rules {
-		if r.Namespace == c.namespace && r.Name != ruleName(c.workload) && matchesHost(r.Spec.GetHost(), c) {
-			candidates = append(candidates, r)
+		if r.Namespace != c.namespace || r.Name == ruleName(c.workload) || !matchesHost(r.Spec.GetHost(), c) {
+			continue
+		}
+		if oldest == nil || cmp.Or(r.CreationTimestamp.Compare(oldest.CreationTimestamp.Time), strings.Compare(r.Name, oldest.Name)) < 0 {
+			oldest = r
 		}
 	}
-	if len(candidates) == 0 {
-		return target{namespace: c.namespace, name: ruleName(c.workload), own: true}
+	return oldest
+}
+
+// pickOf is how the component's callers pick a pod: its user's rule's
+// loadBalancer.simple, Istio's default LEAST_REQUEST where no rule or no
+// policy is set (ARTT's own rule sets none).
+func pickOf(rules []*networkingv1.DestinationRule, c component) traffic.Pick {
+	r := userRule(rules, c)
+	if r == nil {
+		return traffic.PickByQueue
 	}
-	slices.SortFunc(candidates, func(a, b *networkingv1.DestinationRule) int {
-		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	return target{namespace: c.namespace, name: candidates[0].Name}
+	return traffic.PickOf(r.Spec.GetTrafficPolicy().GetLoadBalancer().GetSimple().String())
 }
 
 // applyConfig is the part of a DestinationRule ARTT owns. enabled = false

@@ -18,7 +18,7 @@ func ExampleTracker_Observe() {
 		at = at.Add(15 * time.Second)
 		return tr.Observe("node-a", at, health.Observation{
 			P95Ms: math.NaN(), ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: 0,
-			Utilization: 0.3, CostPerRequest: cost, PeerCostChange: 1,
+			Utilization: 0.3, CostPerRequest: cost, PeerCostChange: 1, CostRate: 30,
 		})
 	}
 	for range 4 {

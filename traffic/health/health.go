@@ -60,6 +60,18 @@
 // 1.5 after two half-lives); a recovery shows as a falling cost and restores
 // the group after RecoverAfter.
 //
+// A cost reading is judged only once it pools MinCostRequests (100)
+// requests: a request's work varies (exponentially in the common case, a
+// coefficient of variation of 1), so the CPU per request over n requests is
+// off by about 1/√n, a tenth at 100, where DegradedCostFactor is five of
+// those errors away; one interval of 35 requests is off by a sixth, and a
+// baseline seeded from one low reading read a healthy node as slowed by
+// half for minutes. A busy group pools one interval; a quiet one a few,
+// and its last judged slowdown stands until the next. The requests an
+// interval held are its request rate times the time since the group's
+// last observation (the measurement interval, where every measurement is
+// observed).
+//
 // The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
 // p95 while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
 // q = clamp(1 − max(0, p95/baseline − 1) − 10·errorRate, MinWeight, 1) with
@@ -99,6 +111,7 @@ type Config struct {
 	BusyUtilization        float64
 	DegradedCostFactor     float64
 	CostBaselineHalfLife   time.Duration
+	MinCostRequests        float64
 	RestoreStep            float64
 	RestoreInterval        time.Duration
 }
@@ -110,7 +123,7 @@ func DefaultConfig() Config {
 		UnhealthyLatencyFactor: 5, UnhealthyErrorRate: 0.5,
 		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
-		BusyUtilization: 0.5, DegradedCostFactor: 1.5, CostBaselineHalfLife: 2 * time.Minute,
+		BusyUtilization: 0.5, DegradedCostFactor: 1.5, CostBaselineHalfLife: 2 * time.Minute, MinCostRequests: 100,
 		RestoreStep: 0.5, RestoreInterval: 30 * time.Second,
 	}
 }
@@ -139,9 +152,14 @@ type group struct {
 	baseline, score            float64
 	last                       time.Time
 	// costBaseline is the CPU seconds per request it normally needs; slow
-	// is its last slowdown against that, relative to its peers.
+	// is its last judged slowdown against that, relative to its peers
+	// (judged says there was one since the tracker learned the group).
 	costBaseline, slow float64
 	costAt             time.Time
+	judged             bool
+	// pooledCPU and pooledRequests gather the CPU seconds and requests
+	// of the intervals not judged yet (MinCostRequests).
+	pooledCPU, pooledRequests float64
 	// restoreFrom is the weight the group had when it turned Healthy again,
 	// at healthyAt; its weight climbs back from there.
 	restoreFrom float64
@@ -170,6 +188,10 @@ type Observation struct {
 	// CostPerRequest is the group's CPU seconds per request, and
 	// PeerCostChange the median over its peers of their CostChange.
 	CostPerRequest, PeerCostChange float64
+	// CostRate is the request rate (per second) CostPerRequest was
+	// measured over: with the time since the last observation, how many
+	// requests the reading holds.
+	CostRate float64
 }
 
 // finite is o with every infinite value unknown (NaN). An infinite p95
@@ -178,7 +200,7 @@ type Observation struct {
 // good; nothing measured is infinite, so infinity can only be a broken
 // sample or an overflow upstream.
 func (o Observation) finite() Observation {
-	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange} {
+	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange, &o.CostRate} {
 		if math.IsInf(*v, 0) {
 			*v = math.NaN()
 		}
@@ -217,12 +239,12 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	}
 	g, ok := t.groups[key]
 	if !ok {
-		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1}
+		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1, seen: at}
 		t.groups[key] = g
 	}
+	interval := at.Sub(g.seen) // zero for a group just learned
 	g.seen = at
-	slow, costKnown := t.costSlowdown(g, at, o)
-	g.slow = slow
+	slow, costKnown := t.costSlowdown(g, at, o, interval)
 	if math.IsNaN(g.baseline) && p95Ms > 0 {
 		g.baseline = p95Ms
 	}
@@ -256,18 +278,26 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	return t.status(g)
 }
 
-// costSlowdown is the group's CPU per request against its baseline,
-// divided by its peers' change when that is above 1 (a heavier mix
-// everywhere is nobody's fault), and moves the baseline on by its
-// half-life; known is false while no cost or no baseline is known.
-func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation) (slow float64, known bool) {
-	cost := o.CostPerRequest
-	if !(cost > 0) {
-		return 1, false
+// costSlowdown pools the interval's cost reading (its requests: the
+// rate times interval) and, once the pool holds MinCostRequests, judges
+// it: the pooled CPU per request against the baseline, divided by the
+// peers' change when that is above 1 (a heavier mix everywhere is nobody's
+// fault), and moves the baseline on by its half-life. Between judgements
+// the last judged slowdown stands; known is false until the first, which
+// follows the pool that seeded the baseline.
+func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval time.Duration) (slow float64, known bool) {
+	if n := o.CostRate * interval.Seconds(); o.CostPerRequest > 0 && n > 0 {
+		g.pooledCPU += o.CostPerRequest * n
+		g.pooledRequests += n
 	}
+	if g.pooledRequests < t.cfg.MinCostRequests {
+		return g.slow, g.judged
+	}
+	cost := g.pooledCPU / g.pooledRequests
+	g.pooledCPU, g.pooledRequests = 0, 0
 	if !(g.costBaseline > 0) {
 		g.costBaseline, g.costAt = cost, at
-		return 1, false
+		return g.slow, g.judged
 	}
 	slow = cost / g.costBaseline
 	if o.PeerCostChange > 1 {
@@ -278,6 +308,7 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation) (slow floa
 		g.costBaseline += w * (cost - g.costBaseline)
 		g.costAt = at
 	}
+	g.slow, g.judged = slow, true
 	return slow, true
 }
 

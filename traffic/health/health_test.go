@@ -103,6 +103,39 @@ func TestSharedSlowdownDropsNobody(t *testing.T) {
 	}
 }
 
+// A quiet group's cost readings are noisy: at 7 requests per second and a
+// 5 s scrape, each holds 35 requests of exponential work, off by about a
+// sixth. These readings are a fast node's in the lab (6 ms of work per
+// request), the first counted a low one: judged one by one against a
+// baseline seeded from it, the next read as a slowdown of 1.56 and the one
+// after as 2.1, and the node stayed Degraded for the rest of the run. Pooled to MinCostRequests it stays
+// Healthy; and the same group whose cost really triples is still cut,
+// within the intervals a pool takes.
+func TestAQuietGroupIsJudgedOnPooledCost(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(i int) time.Time { return t0.Add(time.Duration(5*i) * time.Second) }
+	obs := func(cost float64) Observation {
+		return Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: 0,
+			Utilization: 0.3, CostPerRequest: cost, PeerCostChange: 1, CostRate: 7}
+	}
+	// The first observation of a group has no interval, so holds no
+	// requests; the low reading is the first counted.
+	readings := []float64{0.0060, 0.0036, 0.0056, 0.0075, 0.0065, 0.0060, 0.0048, 0.0083, 0.0054, 0.0055, 0.0059, 0.0070, 0.0063, 0.0081, 0.0058}
+	tr := New(DefaultConfig())
+	for i, c := range readings {
+		if s := tr.Observe("g", at(i), obs(c)); s.State != Healthy {
+			t.Fatalf("reading %d (%.4f s per request): %s, want Healthy: the readings are noise around 6 ms", i, c, s.State)
+		}
+	}
+	var s Status
+	for i := len(readings); i < len(readings)+3; i++ { // 105 requests
+		s = tr.Observe("g", at(i), obs(0.018))
+	}
+	if s.State != Degraded {
+		t.Errorf("threefold cost for three intervals (105 requests): %s, want Degraded", s.State)
+	}
+}
+
 // A node that slows down needs more CPU per request: that is sickness at
 // any load, where latency alone is no evidence above BusyUtilization. The
 // group is cut at the next observation to the share that keeps its
@@ -112,7 +145,7 @@ func TestCostPerRequestTellsBrokenFromLoaded(t *testing.T) {
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	tr := New(DefaultConfig())
 	obs := func(cost, peerChange, util float64) Observation {
-		return Observation{P95Ms: 400, ErrorRate: 0, PeerP95Ms: 100, PeerErrorRate: 0, Utilization: util, CostPerRequest: cost, PeerCostChange: peerChange}
+		return Observation{P95Ms: 400, ErrorRate: 0, PeerP95Ms: 100, PeerErrorRate: 0, Utilization: util, CostPerRequest: cost, PeerCostChange: peerChange, CostRate: 30}
 	}
 	for i := range 4 {
 		if s := tr.Observe("g", at(15*float64(i)), obs(0.010, 1, 0.9)); s.State != Healthy {
@@ -128,7 +161,7 @@ func TestCostPerRequestTellsBrokenFromLoaded(t *testing.T) {
 	for i := range 4 {
 		peers.Observe("g", at(15*float64(i)), obs(0.010, 1, 0.3))
 	}
-	if s := peers.Observe("g", at(60), Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerErrorRate: 0, PeerP95Ms: math.NaN(), Utilization: 0.3, CostPerRequest: 0.030, PeerCostChange: 3}); s.State != Healthy {
+	if s := peers.Observe("g", at(60), Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerErrorRate: 0, PeerP95Ms: math.NaN(), Utilization: 0.3, CostPerRequest: 0.030, PeerCostChange: 3, CostRate: 30}); s.State != Healthy {
 		t.Errorf("every group's cost tripled: %s, want Healthy", s.State)
 	}
 	// Recovery: the cost falls back; Healthy after RecoverAfter (30 s), and

@@ -95,6 +95,9 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		state: r.State, entered: r.Entered, failingSince: r.FailingSince, healthySince: r.HealthySince,
 		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
 		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow,
+		// A leader that had a baseline had judged with it, or held the
+		// neutral slowdown 1: either stands until this one judges.
+		judged:      !math.IsNaN(float64(r.CostBaseline)),
 		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt,
 	}
 	return nil

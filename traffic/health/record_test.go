@@ -17,7 +17,7 @@ func TestRecordCarriesADegradedGroupAcrossARestart(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	obs := func(cost float64) Observation {
-		return Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.3, CostPerRequest: cost, PeerCostChange: 1}
+		return Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.3, CostPerRequest: cost, PeerCostChange: 1, CostRate: 30}
 	}
 	learned := New(DefaultConfig())
 	for i := range 4 {
