@@ -87,6 +87,19 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	if !ok {
 		return handover{why: "no request rate or CPU per request measured yet: table kept"}
 	}
+	blind := x.Pick(r.Component) == traffic.PickBlind
+	queueingMs := tableQueueingMs(r, groups, podRates, lambda, callersOn, blind)
+	spread := ownSpreadCost(x, supplies, groups, ownParts(podRates, blind))
+	savingMs := 2 * (spread - r.Cost)
+	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind}
+}
+
+// tableQueueingMs is the mean response time (queueing and service) the
+// table of route r adds against the callers' own picks over every pod,
+// negative where it saves some; +Inf where only per-request balancing can
+// spread the load, -Inf where the callers' own spread overloads a pod and
+// the table does not.
+func tableQueueingMs(r traffic.Route, groups []traffic.Group, podRates [][]float64, lambda float64, callersOn map[string]int, blind bool) float64 {
 	shares := make(map[string]float64, len(r.Groups))
 	for _, g := range r.Groups {
 		shares[g.Node] = g.Share
@@ -102,14 +115,9 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 			callersTo[t.Node] += callersOn[s.Node]
 		}
 	}
-	blind := x.Pick(r.Component) == traffic.PickBlind
 	var allPods []float64
-	groupCapacity := make([]float64, len(groups))
 	table := 0.0
 	for i, g := range groups {
-		for _, mu := range podRates[i] {
-			groupCapacity[i] += mu
-		}
 		allPods = append(allPods, podRates[i]...)
 		if s := shares[g.Node]; s > 0 {
 			w, _ := ownResponse(s*lambda, podRates[i], callersTo[g.Node], blind)
@@ -117,36 +125,46 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 		}
 	}
 	own, saturated := ownResponse(lambda, allPods, allCallers, blind)
-	queueingMs := 1000 * (table - own)
 	switch {
 	case saturated || math.IsInf(table, 1) && !blind:
 		// Saturated whatever the split, or by the table's: only per-request
 		// balancing spreads the excess by each pod's speed.
-		queueingMs = math.Inf(1)
+		return math.Inf(1)
 	case math.IsInf(own, 1):
-		// The callers' own spread overloads a pod (blind picks land on
-		// every pod alike); a blind one overloads it also where the table
-		// does too, and the table's split by capacity spreads the excess
-		// better.
-		queueingMs = math.Inf(-1)
+		// The callers' own spread overloads a pod: blind picks land on
+		// every pod alike, and where the table overloads one too, its split
+		// by capacity spreads the excess better than theirs.
+		return math.Inf(-1)
 	case math.IsInf(table, 1):
-		queueingMs = math.Inf(1)
+		return math.Inf(1)
 	}
-	// Network: the callers' own spread sends each node a part in
-	// proportion to its capacity (least-request) or to its pods (blind),
-	// from every caller alike.
-	weight := groupCapacity
-	if blind {
-		weight = make([]float64, len(groups))
-		for i := range groups {
-			weight[i] = float64(len(podRates[i]))
+	return 1000 * (table - own)
+}
+
+// ownParts weighs each group's part of the callers' own spread: its
+// capacity under least-request, its pods under blind picks.
+func ownParts(podRates [][]float64, blind bool) []float64 {
+	parts := make([]float64, len(podRates))
+	for i, rates := range podRates {
+		if blind {
+			parts[i] = float64(len(rates))
+			continue
+		}
+		for _, mu := range rates {
+			parts[i] += mu
 		}
 	}
+	return parts
+}
+
+// ownSpreadCost is Σ traffic × one-way delay when every caller sends each
+// group a part of its traffic in proportion to parts: the route's Cost
+// when the component is left to the callers' own balancing.
+func ownSpreadCost(x *traffic.Index, supplies []traffic.Amount, groups []traffic.Group, parts []float64) float64 {
 	total := 0.0
-	for _, w := range weight {
-		total += w
+	for _, p := range parts {
+		total += p
 	}
-	spread := 0.0
 	at := make([]traffic.Amount, len(groups))
 	for i, g := range groups {
 		at[i].Node = g.Node
@@ -155,15 +173,15 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	defer delayBuffers.Put(buf)
 	*buf = x.DelayMatrix(*buf, supplies, at)
 	delays := *buf
+	spread := 0.0
 	for k, s := range supplies {
 		for i := range groups {
 			if d := delays[k*len(groups)+i]; !math.IsNaN(d) {
-				spread += s.Value * weight[i] / total * d
+				spread += s.Value * parts[i] / total * d
 			}
 		}
 	}
-	savingMs := 2 * (spread - r.Cost)
-	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind}
+	return spread
 }
 
 // ownResponse is the mean response time when the callers spread lambda
