@@ -54,30 +54,7 @@ func dataPlaneNames() []string {
 }
 
 func (s *Scenario) fillDefaults() {
-	for i := range s.Cluster.Nodes {
-		if s.Cluster.Nodes[i].Speed == 0 {
-			s.Cluster.Nodes[i].Speed = 1
-		}
-	}
-	if s.Cluster.IngressNode == "" && len(s.Cluster.Nodes) > 0 {
-		s.Cluster.IngressNode = s.Cluster.Nodes[0].Name
-	}
-	if s.Cluster.Ingress.Replicas == 0 {
-		s.Cluster.Ingress.Replicas = 2
-	}
-	if s.Cluster.DataPlane == "" {
-		s.Cluster.DataPlane = DataPlaneEnvoy
-	}
-	if len(s.Cluster.Ingress.Nodes) == 0 && s.Cluster.IngressNode != "" {
-		s.Cluster.Ingress.Nodes = []string{s.Cluster.IngressNode}
-	}
-	if s.Cluster.Delays.LocalMs == nil {
-		v := 0.05
-		s.Cluster.Delays.LocalMs = &v
-	}
-	if s.Cluster.Delays.Scale == 0 {
-		s.Cluster.Delays.Scale = 1
-	}
+	s.fillClusterDefaults()
 	s.fillComponentDefaults()
 	if s.Application.Entry == "" && len(s.Application.Components) > 0 {
 		s.Application.Entry = s.Application.Components[0].Name
@@ -134,6 +111,35 @@ func (s *Scenario) fillDefaults() {
 				od.MaxEjectionPercent = 10
 			}
 		}
+	}
+}
+
+// fillClusterDefaults gives the nodes, the ingress, the data plane and the
+// delays their defaults.
+func (s *Scenario) fillClusterDefaults() {
+	for i := range s.Cluster.Nodes {
+		if s.Cluster.Nodes[i].Speed == 0 {
+			s.Cluster.Nodes[i].Speed = 1
+		}
+	}
+	if s.Cluster.IngressNode == "" && len(s.Cluster.Nodes) > 0 {
+		s.Cluster.IngressNode = s.Cluster.Nodes[0].Name
+	}
+	if s.Cluster.Ingress.Replicas == 0 {
+		s.Cluster.Ingress.Replicas = 2
+	}
+	if s.Cluster.DataPlane == "" {
+		s.Cluster.DataPlane = DataPlaneEnvoy
+	}
+	if len(s.Cluster.Ingress.Nodes) == 0 && s.Cluster.IngressNode != "" {
+		s.Cluster.Ingress.Nodes = []string{s.Cluster.IngressNode}
+	}
+	if s.Cluster.Delays.LocalMs == nil {
+		v := 0.05
+		s.Cluster.Delays.LocalMs = &v
+	}
+	if s.Cluster.Delays.Scale == 0 {
+		s.Cluster.Delays.Scale = 1
 	}
 }
 
