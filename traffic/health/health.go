@@ -283,13 +283,18 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 // it: the pooled CPU per request against the baseline, divided by the
 // peers' change when that is above 1 (a heavier mix everywhere is nobody's
 // fault), and moves the baseline on by its half-life. Between judgements
-// the last judged slowdown stands; known is false until the first, which
-// follows the pool that seeded the baseline.
+// each reading carries the last judged slowdown; known is false until the
+// first judgement (which follows the pool that seeded the baseline), and
+// for an interval without a reading: a group that gets no traffic (an
+// Unhealthy one) gives no evidence, and is let back to Degraded after
+// RecoverAfter to be probed.
 func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval time.Duration) (slow float64, known bool) {
-	if n := o.CostRate * interval.Seconds(); o.CostPerRequest > 0 && n > 0 {
-		g.pooledCPU += o.CostPerRequest * n
-		g.pooledRequests += n
+	n := o.CostRate * interval.Seconds()
+	if !(o.CostPerRequest > 0 && n > 0) {
+		return 1, false
 	}
+	g.pooledCPU += o.CostPerRequest * n
+	g.pooledRequests += n
 	if g.pooledRequests < t.cfg.MinCostRequests {
 		return g.slow, g.judged
 	}

@@ -136,6 +136,38 @@ func TestAQuietGroupIsJudgedOnPooledCost(t *testing.T) {
 	}
 }
 
+// A slowdown judged from CPU per request is evidence only while readings
+// come: a group cut to Unhealthy gets no traffic, so no reading, and after
+// RecoverAfter it goes back to Degraded for probe traffic, its last judged
+// slowdown still bounding its weight.
+func TestAGroupWithoutReadingsIsProbedAgain(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	obs := func(cost, errRate, rate float64) Observation {
+		return Observation{P95Ms: math.NaN(), ErrorRate: errRate, PeerP95Ms: math.NaN(), PeerErrorRate: 0,
+			Utilization: 0.3, CostPerRequest: cost, PeerCostChange: 1, CostRate: rate}
+	}
+	tr := New(DefaultConfig())
+	for i := range 3 {
+		tr.Observe("g", at(5*i), obs(0.010, 0, 30))
+	}
+	for i := 3; i < 6; i++ { // tripled and failing: Unhealthy after 5 s
+		tr.Observe("g", at(5*i), obs(0.030, 0.9, 30))
+	}
+	if s := tr.Status("g"); s.State != Unhealthy {
+		t.Fatalf("tripled cost and 90%% errors for 10 s: %s, want Unhealthy", s.State)
+	}
+	nothing := Observation{P95Ms: math.NaN(), ErrorRate: math.NaN(), PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN(),
+		Utilization: 0, CostPerRequest: math.NaN(), PeerCostChange: math.NaN(), CostRate: 0}
+	var s Status
+	for i := 6; i <= 13; i++ {
+		s = tr.Observe("g", at(5*i), nothing)
+	}
+	if s.State != Degraded || s.Weight > 1.0/3+1e-9 {
+		t.Errorf("40 s without traffic after being cut: %s weight %v; want Degraded (probed) at most 1/3", s.State, s.Weight)
+	}
+}
+
 // A node that slows down needs more CPU per request: that is sickness at
 // any load, where latency alone is no evidence above BusyUtilization. The
 // group is cut at the next observation to the share that keeps its
