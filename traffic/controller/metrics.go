@@ -38,7 +38,7 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 		}, []string{"component", "node", "state"}),
 		envoy: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "artt_traffic", Name: "left_to_envoy",
-			Help: "1 when a component is left to Envoy's own least-request (its table would save less network time than a static split adds in queueing), 0 when ARTT writes its locality weights.",
+			Help: "1 when a component is left to its callers' own balancing, locality weights off (its table would save less network time than it adds in queueing against the rule's loadBalancer.simple), 0 when ARTT writes its locality weights.",
 		}, []string{"component"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "artt_traffic", Name: "destinationrule_writes_total",
