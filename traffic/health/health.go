@@ -165,8 +165,10 @@ type group struct {
 	restoreFrom float64
 	healthyAt   time.Time
 	// seen is the last Observe of the group, evidence or not: when it was
-	// last in the cluster.
-	seen time.Time
+	// last in the cluster. observed is the same in this tracker; a restored
+	// group keeps the last leader's, where its next reading's interval
+	// began.
+	seen, observed time.Time
 }
 
 // BusyUtilization is the CPU utilisation at and above which a pod's latency
@@ -239,11 +241,11 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	}
 	g, ok := t.groups[key]
 	if !ok {
-		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1, seen: at}
+		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1, seen: at, observed: at}
 		t.groups[key] = g
 	}
-	interval := at.Sub(g.seen) // zero for a group just learned
-	g.seen = at
+	interval := at.Sub(g.observed) // zero for a group just learned
+	g.seen, g.observed = at, at
 	slow, costKnown := t.costSlowdown(g, at, o, interval)
 	if math.IsNaN(g.baseline) && p95Ms > 0 {
 		g.baseline = p95Ms

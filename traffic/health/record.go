@@ -22,8 +22,18 @@ type Record struct {
 	CostBaseline Number    `json:"costBaseline"`
 	CostAt       time.Time `json:"costAt,omitzero"`
 	Slow         float64   `json:"slow"`
-	RestoreFrom  float64   `json:"restoreFrom,omitempty"`
-	HealthyAt    time.Time `json:"healthyAt,omitzero"`
+	// Judged says Slow was judged from a pool, not the neutral 1 of a group
+	// not judged yet; PooledCPU and PooledRequests are the pool still
+	// filling (MinCostRequests). A record without them (an older leader's)
+	// starts a new pool.
+	Judged         bool    `json:"judged,omitempty"`
+	PooledCPU      float64 `json:"pooledCPU,omitempty"`
+	PooledRequests float64 `json:"pooledRequests,omitempty"`
+	// Observed is the group's last observation, where the interval of
+	// its next reading began.
+	Observed    time.Time `json:"observed,omitzero"`
+	RestoreFrom float64   `json:"restoreFrom,omitempty"`
+	HealthyAt   time.Time `json:"healthyAt,omitzero"`
 }
 
 // Number is a float64 that may be NaN (not learned yet), written as null.
@@ -62,6 +72,7 @@ func (t *Tracker) Record(key string) (Record, bool) {
 		State: g.state, Entered: g.entered, FailingSince: g.failingSince, HealthySince: g.healthySince,
 		Last: g.last, BaselineMs: Number(g.baseline), Score: g.score,
 		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow,
+		Judged: g.judged, PooledCPU: g.pooledCPU, PooledRequests: g.pooledRequests, Observed: g.observed,
 		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt,
 	}, true
 }
@@ -78,7 +89,8 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		name   string
 		v      float64
 		lo, hi float64
-	}{{"score", r.Score, 0, 1}, {"restoreFrom", r.RestoreFrom, 0, 1}, {"slow", r.Slow, 0, math.MaxFloat64}} {
+	}{{"score", r.Score, 0, 1}, {"restoreFrom", r.RestoreFrom, 0, 1}, {"slow", r.Slow, 0, math.MaxFloat64},
+		{"pooledCPU", r.PooledCPU, 0, math.MaxFloat64}, {"pooledRequests", r.PooledRequests, 0, math.MaxFloat64}} {
 		if !(f.v >= f.lo && f.v <= f.hi) {
 			return fmt.Errorf("%s = %v: want a number in [%g, %g]", f.name, f.v, f.lo, f.hi)
 		}
@@ -95,10 +107,11 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		state: r.State, entered: r.Entered, failingSince: r.FailingSince, healthySince: r.HealthySince,
 		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
 		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow,
-		// A leader that had a baseline had judged with it, or held the
-		// neutral slowdown 1: either stands until this one judges.
-		judged:      !math.IsNaN(float64(r.CostBaseline)),
+		judged: r.Judged, pooledCPU: r.PooledCPU, pooledRequests: r.PooledRequests, observed: r.Observed,
 		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt,
+	}
+	if g := t.groups[key]; g.observed.IsZero() || g.observed.After(seen) {
+		g.observed = seen // an older leader's record, or one from the future
 	}
 	return nil
 }
