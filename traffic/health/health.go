@@ -70,7 +70,10 @@
 // and its last judged slowdown stands until the next. The requests an
 // interval held are its request rate times the time since the group's
 // last observation (the measurement interval, where every measurement is
-// observed).
+// observed). Where a reading covers less than that time (artt-traffic's
+// irate over a scrape shorter than its --protect-interval), the count is
+// high by their ratio and a pool is judged on fewer requests; where it
+// covers more, on more.
 //
 // The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
 // p95 while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
