@@ -119,9 +119,11 @@ func rowMatches(row map[string]uint32, got map[string]localityEndpoints, nodes [
 // What the sidecars receive for the rules artt-traffic writes, from
 // istiod itself: on each node, the locality weights of that node's row,
 // nothing for a locality the row leaves out, and LEAST_REQUEST inside the
-// localities; with the component left to Envoy, no locality weights and
-// no failover priorities although the user's rule has outlier detection,
-// and the user's ROUND_ROBIN kept.
+// localities; with the component left to Envoy's least-request, no
+// locality weights and no failover priorities although the user's rule has
+// outlier detection, and the user's fields kept; and once the user's rule
+// turns to ROUND_ROBIN, whose blind split adds the queueing a table was
+// left for, the table back, carried under the user's policy.
 func TestSidecarsReceiveARTTsRules(t *testing.T) {
 	needCluster(t)
 	createNodes(t)
@@ -130,7 +132,7 @@ func TestSidecarsReceiveARTTsRules(t *testing.T) {
 	user := &networkingv1.DestinationRule{
 		ObjectMeta: metav1.ObjectMeta{Name: "backend-user", Namespace: handoverNamespace},
 		Spec: networkingapi.DestinationRule{Host: "backend", TrafficPolicy: &networkingapi.TrafficPolicy{
-			LoadBalancer:     &networkingapi.LoadBalancerSettings{LbPolicy: &networkingapi.LoadBalancerSettings_Simple{Simple: networkingapi.LoadBalancerSettings_ROUND_ROBIN}},
+			LoadBalancer:     &networkingapi.LoadBalancerSettings{LbPolicy: &networkingapi.LoadBalancerSettings_Simple{Simple: networkingapi.LoadBalancerSettings_LEAST_REQUEST}},
 			OutlierDetection: &networkingapi.OutlierDetection{Consecutive_5XxErrors: wrapperspb.UInt32(5)},
 		}},
 	}
@@ -183,7 +185,28 @@ func TestSidecarsReceiveARTTsRules(t *testing.T) {
 			}
 		}
 	})
-	t.Run("the user's ROUND_ROBIN survives", func(t *testing.T) {
+	t.Run("the user's fields survive", func(t *testing.T) {
+		c := backendClusterSeenOn(t, handoverNamespace, handoverNodes[0])
+		if c.GetLbPolicy() != clusterv3.Cluster_LEAST_REQUEST {
+			t.Errorf("lb policy %s, want the user's LEAST_REQUEST", c.GetLbPolicy())
+		}
+		if got := c.GetOutlierDetection().GetConsecutive_5Xx().GetValue(); got != 5 {
+			t.Errorf("consecutive 5xx %d, want the user's 5", got)
+		}
+	})
+	t.Run("the user's ROUND_ROBIN takes the table back", func(t *testing.T) {
+		turnUsersRuleTo(t, networkingapi.LoadBalancerSettings_ROUND_ROBIN)
+		table := stableRule(t, handoverNamespace, "backend-user", func(dr *networkingv1.DestinationRule) bool {
+			return len(distribution(dr)) == len(handoverNodes)
+		})
+		rows := distribution(table)
+		for _, n := range handoverNodes {
+			row := rows[locality(n)]
+			got, took := pushed(t, handoverNamespace, n, func(got map[string]localityEndpoints) bool { return rowMatches(row, got, handoverNodes) })
+			if !rowMatches(row, got, handoverNodes) {
+				t.Errorf("caller on %s: the rule's row %v, the sidecar's endpoints %v after %s", n, row, got, took.Round(time.Millisecond))
+			}
+		}
 		if c := backendClusterSeenOn(t, handoverNamespace, handoverNodes[0]); c.GetLbPolicy() != clusterv3.Cluster_ROUND_ROBIN {
 			t.Errorf("lb policy %s, want the user's ROUND_ROBIN", c.GetLbPolicy())
 		}
@@ -213,4 +236,19 @@ func TestSidecarsReceiveARTTsRules(t *testing.T) {
 			}
 		}
 	})
+}
+
+// turnUsersRuleTo sets the load balancer policy of the user's rule in
+// handoverNamespace, as its owner would, leaving ARTT's fields as they are.
+func turnUsersRuleTo(t *testing.T, simple networkingapi.LoadBalancerSettings_SimpleLB) {
+	t.Helper()
+	rules := ic.NetworkingV1().DestinationRules(handoverNamespace)
+	dr, err := rules.Get(testScope, "backend-user", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr.Spec.TrafficPolicy.LoadBalancer.LbPolicy = &networkingapi.LoadBalancerSettings_Simple{Simple: simple}
+	if _, err := rules.Update(testScope, dr, metav1.UpdateOptions{FieldManager: "platform-team"}); err != nil {
+		t.Fatal(err)
+	}
 }
