@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/artt-dev/artt v0.0.0
 	github.com/artt-dev/artt/internal/promtest v0.0.0
+	github.com/cncf/xds/go v0.0.0-20260202195803-dba9d589def2
 	github.com/go-logr/logr v1.4.3
 	github.com/prometheus/client_golang v1.24.1
 	github.com/prometheus/common v0.71.0
@@ -31,7 +32,6 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/cncf/xds/go v0.0.0-20260202195803-dba9d589def2 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/envoyproxy/go-control-plane/envoy v1.37.0 // indirect

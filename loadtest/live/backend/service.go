@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/orca"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -25,6 +26,11 @@ var serviceDesc = grpc.ServiceDesc{
 				return nil, err
 			}
 			handle := func(ctx context.Context, _ any) (any, error) {
+				// ORCA's interceptor writes the pod's load report into the
+				// answer's trailer only for a call that asked for its
+				// recorder; without one, weighted round robin is plain
+				// round robin.
+				orca.CallMetricsRecorderFromContext(ctx)
 				if err := srv.(caller).serve(ctx); err != nil {
 					return nil, err
 				}
