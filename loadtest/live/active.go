@@ -43,7 +43,27 @@ func Locality(node string) string { return locality(node) }
 // has received so far by the caller's node, read from the pod's own
 // counter.
 func (a *Active) Received(ctx context.Context, component string) (map[string]map[string]float64, error) {
-	out := map[string]map[string]float64{}
+	got, err := a.podCounters(ctx, component)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string]float64, len(got))
+	for pod, c := range got {
+		out[pod] = c.received
+	}
+	return out, nil
+}
+
+// podCounters is what a pod's own /metrics says so far: the requests it
+// received by the caller's node, and the CPU seconds spent on their work.
+type podCounters struct {
+	received map[string]float64
+	work     float64
+}
+
+// podCounters scrapes each pod of a component still running.
+func (a *Active) podCounters(ctx context.Context, component string) (map[string]podCounters, error) {
+	out := map[string]podCounters{}
 	pods, err := a.pods()
 	if err != nil {
 		return nil, err
@@ -52,7 +72,7 @@ func (a *Active) Received(ctx context.Context, component string) (map[string]map
 		if pod.Component != component || !a.H.kubelet.running(a.Namespace, pod.Name) {
 			continue
 		}
-		got, err := scrapeReceived(ctx, fmt.Sprintf("http://%s:%d/metrics", podIP(a.index, pod.Index), backend.MetricsPort))
+		got, err := scrapeCounters(ctx, fmt.Sprintf("http://%s:%d/metrics", podIP(a.index, pod.Index), backend.MetricsPort))
 		if err != nil {
 			return nil, fmt.Errorf("pod %s: %w", pod.Name, err)
 		}
@@ -61,28 +81,31 @@ func (a *Active) Received(ctx context.Context, component string) (map[string]map
 	return out, nil
 }
 
-func scrapeReceived(ctx context.Context, url string) (map[string]float64, error) {
+func scrapeCounters(ctx context.Context, url string) (podCounters, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err
+		return podCounters{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return podCounters{}, err
 	}
 	defer resp.Body.Close()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		return nil, err
+		return podCounters{}, err
 	}
-	out := map[string]float64{}
+	out := podCounters{received: map[string]float64{}}
 	for _, m := range families["artt_live_requests_received_total"].GetMetric() {
 		for _, l := range m.GetLabel() {
 			if l.GetName() == "source_node" {
-				out[l.GetValue()] += m.GetCounter().GetValue()
+				out.received[l.GetValue()] += m.GetCounter().GetValue()
 			}
 		}
+	}
+	for _, m := range families[backend.WorkCounter].GetMetric() {
+		out.work += m.GetCounter().GetValue()
 	}
 	return out, nil
 }

@@ -135,12 +135,15 @@ func SendLag(m *Measured) Lag {
 
 // ComponentCPU is a component's CPU per request over a run's window: what
 // the scenario says its pods' requests need (CPUPerRequest ÷ their nodes'
-// speed, weighted by the requests each pod answered) and what their
-// cgroups counted, which adds everything a real server spends beside the
-// work (gRPC, HTTP/2, the metrics).
+// speed, weighted by the requests each pod answered), what their cgroups
+// counted, and what the requests burned as their own work. The cgroups'
+// count adds everything a real server spends beside the work (gRPC,
+// HTTP/2, the metrics, the runtime), which the pods take out of the work
+// to keep their CPU per request the scenario's; the lab spends all of it
+// on the request's own path.
 type ComponentCPU struct {
-	Component          string
-	ScenarioMs, LiveMs float64
+	Component                  string
+	ScenarioMs, LiveMs, WorkMs float64
 }
 
 // CPUPerRequest is each component's ComponentCPU, in the scenario's order.
@@ -148,7 +151,7 @@ func (h *Harness) CPUPerRequest(m *Measured) []ComponentCPU {
 	sc := h.Plan.Scenario
 	var out []ComponentCPU
 	for _, c := range sc.Application.Components {
-		var served, nominal, cpu float64
+		var served, nominal, cpu, work float64
 		for _, pod := range m.Pods {
 			if pod.Component != c.Name {
 				continue
@@ -157,8 +160,9 @@ func (h *Harness) CPUPerRequest(m *Measured) []ComponentCPU {
 			served += m.Served[pod.Name]
 			nominal += m.Served[pod.Name] * c.CPUPerRequest.Seconds() / speed
 			cpu += m.CPU[pod.Name]
+			work += m.Work[pod.Name]
 		}
-		out = append(out, ComponentCPU{Component: c.Name, ScenarioMs: 1000 * nominal / served, LiveMs: 1000 * cpu / served})
+		out = append(out, ComponentCPU{Component: c.Name, ScenarioMs: 1000 * nominal / served, LiveMs: 1000 * cpu / served, WorkMs: 1000 * work / served})
 	}
 	return out
 }

@@ -73,8 +73,9 @@ type Measured struct {
 	Run     scenario.Run
 	Records []loadgen.Record
 	// CPU is each pod's CPU seconds over the measured window, Served the
-	// requests it answered in it.
-	CPU, Served map[string]float64
+	// requests it answered in it, Work the CPU seconds it spent on their
+	// own work.
+	CPU, Served, Work map[string]float64
 	// Window is the measured window's length.
 	Window time.Duration
 	// Pods are every pod of the run, with their lives; Started is when
@@ -265,19 +266,21 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 	}
 	m := &Measured{Run: a.Run, Window: sc.Duration.Duration - sc.Warmup.Duration}
 	h.opts.Progress.Timed("warm-up", a.Started.Add(sc.Warmup.Duration))
-	cpuStart, servedStart, err := h.countersAt(ctx, a, a.Started.Add(sc.Warmup.Duration))
+	start, err := h.countersAt(ctx, a, a.Started.Add(sc.Warmup.Duration))
 	if err != nil {
 		return nil, err
 	}
 	h.opts.Progress.Timed("measuring", a.Started.Add(sc.Duration.Duration))
-	cpuEnd, servedEnd, err := h.countersAt(ctx, a, a.Started.Add(sc.Duration.Duration))
+	end, err := h.countersAt(ctx, a, a.Started.Add(sc.Duration.Duration))
 	if err != nil {
 		return nil, err
 	}
-	m.CPU, m.Served = map[string]float64{}, map[string]float64{}
-	for pod, v := range cpuEnd {
-		m.CPU[pod] = v - cpuStart[pod]
-		m.Served[pod] = max(0, servedEnd[pod]-servedStart[pod]) // a pod deleted in the window reads 0
+	m.CPU, m.Served, m.Work = map[string]float64{}, map[string]float64{}, map[string]float64{}
+	for pod, v := range end.cpu {
+		m.CPU[pod] = v - start.cpu[pod]
+		// A pod deleted in the window reads 0.
+		m.Served[pod] = max(0, end.served[pod]-start.served[pod])
+		m.Work[pod] = max(0, end.work[pod]-start.work[pod])
 	}
 	h.opts.Progress.Phase("waiting for the last answers")
 	select {
@@ -335,34 +338,42 @@ func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-c
 	}
 }
 
-// countersAt waits until at and reads every backend's CPU counter and
-// requests answered then. A pod stopped by then (deleted mid-run) reads as
-// its last CPU value and as having answered nothing more.
-func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (cpu, served map[string]float64, err error) {
+// counters are each pod's cumulative counters at one moment: its cgroup's
+// CPU seconds, the requests it answered, and the CPU seconds spent on
+// their work.
+type counters struct{ cpu, served, work map[string]float64 }
+
+// countersAt waits until at and reads every backend's counters then. A
+// pod stopped by then (deleted mid-run) reads as its last CPU value and as
+// having answered and worked nothing more.
+func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (counters, error) {
 	select {
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return counters{}, ctx.Err()
 	case <-time.After(time.Until(at)):
 	}
-	cpu, served = map[string]float64{}, map[string]float64{}
+	c := counters{cpu: map[string]float64{}, served: map[string]float64{}, work: map[string]float64{}}
 	pods, err := a.pods()
 	if err != nil {
-		return nil, nil, err
+		return counters{}, err
 	}
 	for _, pod := range pods {
 		// Only a ReplicaSet's pod still starting may have no counter yet.
-		if cpu[pod.Name], err = h.kubelet.cpuSeconds(a.Namespace, pod.Name); err != nil && !pod.starting() {
-			return nil, nil, err
+		if c.cpu[pod.Name], err = h.kubelet.cpuSeconds(a.Namespace, pod.Name); err != nil && !pod.starting() {
+			return counters{}, err
 		}
 	}
-	for _, c := range h.Plan.Scenario.Application.Components {
-		got, err := a.ReceivedByPod(ctx, c.Name)
+	for _, comp := range h.Plan.Scenario.Application.Components {
+		got, err := a.podCounters(ctx, comp.Name)
 		if err != nil {
-			return nil, nil, err
+			return counters{}, err
 		}
-		for pod, n := range got {
-			served[pod] = n
+		for pod, pc := range got {
+			for _, n := range pc.received {
+				c.served[pod] += n
+			}
+			c.work[pod] = pc.work
 		}
 	}
-	return cpu, served, nil
+	return c, nil
 }

@@ -11,6 +11,9 @@ import (
 	"google.golang.org/grpc/codes"
 )
 
+// WorkCounter is the series of the CPU spent on requests' own work.
+const WorkCounter = "artt_live_work_cpu_seconds_total"
+
 // istioBuckets are the bounds of Istio's istio_request_duration_milliseconds.
 var istioBuckets = []float64{0.5, 1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 600000, 1800000, 3600000}
 
@@ -55,6 +58,16 @@ func NewMetrics(namespace, pod, workload, cpuacct string) *Metrics {
 		}, func() float64 { v, _ := ReadCPUAcct(cpuacct); return v }))
 	}
 	return m
+}
+
+// countWork exports the CPU spent on requests' own work, burned counting
+// it in nanoseconds as it is spent: beside the cgroup's CPU it says how much
+// of a request's CPU was on its own path and how much was the server's
+// overhead beside it.
+func (m *Metrics) countWork(burned *atomic.Int64) {
+	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: WorkCounter, Help: "CPU spent on requests' own work, in seconds; the rest of the cgroup's CPU is the server's overhead.",
+	}, func() float64 { return float64(burned.Load()) / 1e9 }))
 }
 
 // Arrived records a request that reached this pod.

@@ -99,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 		s.delayMs[n.Name] = m[i][self]
 	}
 	s.metrics = NewMetrics(cfg.Namespace, cfg.Pod, ObjectName(cfg.Component), cfg.CPUAcct)
+	s.metrics.countWork(&s.burned)
 	s.cpu = newProcessor(cfg.Limit, &s.burned)
 	for _, name := range s.comp.Calls {
 		conn, err := cfg.Callees.Dial(name)
