@@ -50,6 +50,9 @@ type GroupShare struct {
 	Load float64
 	// Health is the group's health state ("" when the policy ignores health).
 	Health string
+	// HealthWhy is the evidence that made the group not Healthy: the
+	// readings of its last bad observation past their bars.
+	HealthWhy string
 	// Basis says where the share came from (measured, previous, mean of
 	// valid groups, equal split, forecast, warm start).
 	Basis string

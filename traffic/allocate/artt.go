@@ -147,14 +147,14 @@ func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, fresh, observe bool) m
 		for j, e := range estimates {
 			shares[j] = e.Share
 		}
-		weighted, states, note := applyHealth(trackers[i], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
+		weighted, statuses, note := applyHealth(trackers[i], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
 		r := traffic.Route{Component: component}
 		if note != "" {
 			r.Notes = append(r.Notes, note)
 		}
 		for j, g := range groups {
 			r.Groups = append(r.Groups, traffic.GroupShare{
-				Node: g.Node, Replicas: replicaNames(g), Share: weighted[j], Health: string(states[j]),
+				Node: g.Node, Replicas: replicaNames(g), Share: weighted[j], Health: string(statuses[j].State), HealthWhy: statuses[j].Why,
 				Basis: estimates[j].Basis, Forecasts: estimates[j].Forecasts,
 			})
 		}
@@ -224,10 +224,10 @@ func (a *ARTT) route(x *traffic.Index, plans map[string]plan) ([]traffic.Route, 
 // ×1, Degraded × max(MinWeight, score) but never below MinWeight × its fair
 // (replica-count) share, Unhealthy 0. When every group is Unhealthy the
 // shares are kept as they were: there is nowhere else to send the traffic.
-func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group, shares []float64, minWeight float64, judgeLatency, fresh bool) ([]float64, []health.State, string) {
+func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group, shares []float64, minWeight float64, judgeLatency, fresh bool) ([]float64, []health.Status, string) {
 	fair := replicaCountShares(groups)
 	out := make([]float64, len(groups))
-	states := make([]health.State, len(groups))
+	statuses := make([]health.Status, len(groups))
 	p95s := make([]float64, len(groups))
 	errs := make([]float64, len(groups))
 	costs := make([]float64, len(groups))
@@ -255,7 +255,7 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 		if fresh {
 			st = tr.Observe(g.Node, s.At, obs)
 		}
-		states[i] = st.State
+		statuses[i] = st
 		switch st.State {
 		case health.Healthy:
 			out[i] = shares[i]
@@ -265,16 +265,16 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 		total += out[i]
 	}
 	if total <= 0 {
-		return shares, states, "every group is Unhealthy: health ignored this cycle"
+		return shares, statuses, "every group is Unhealthy: health ignored this cycle"
 	}
 	note := ""
 	for i := range out {
 		out[i] /= total
-		if states[i] != health.Healthy && note == "" {
-			note = fmt.Sprintf("group on %s is %s", groups[i].Node, states[i])
+		if statuses[i].State != health.Healthy && note == "" {
+			note = fmt.Sprintf("group on %s is %s", groups[i].Node, statuses[i].State)
 		}
 	}
-	return out, states, note
+	return out, statuses, note
 }
 
 // groupHealthInputs aggregates a group's load-free p95 latency (each

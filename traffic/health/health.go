@@ -86,7 +86,9 @@
 package health
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -140,6 +142,9 @@ type Status struct {
 	Score float64
 	// BaselineMs is the latency baseline (NaN until a p95 was seen).
 	BaselineMs float64
+	// Why is the evidence of the last bad observation of a group that is
+	// not Healthy ("" for a Healthy one), for the operator's log.
+	Why string
 }
 
 // Tracker keeps the health of many groups, keyed by the caller.
@@ -172,6 +177,8 @@ type group struct {
 	// group keeps the last leader's, where its next reading's interval
 	// began.
 	seen, observed time.Time
+	// why is the evidence of the last bad observation.
+	why string
 }
 
 // BusyUtilization is the CPU utilisation at and above which a pod's latency
@@ -329,6 +336,9 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 func (t *Tracker) judge(g *group, at time.Time, ratio, slow, errorRate float64) (good bool) {
 	severe := ratio > t.cfg.UnhealthyLatencyFactor || errorRate > t.cfg.UnhealthyErrorRate
 	bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate || slow > t.cfg.DegradedCostFactor
+	if severe || bad {
+		g.why = t.evidence(ratio, slow, errorRate)
+	}
 	switch {
 	case severe:
 		g.healthySince = time.Time{}
@@ -360,6 +370,22 @@ func (t *Tracker) judge(g *group, at time.Time, ratio, slow, errorRate float64) 
 	return false
 }
 
+// evidence says which of an observation's readings were past their
+// Degraded bars, and by how much.
+func (t *Tracker) evidence(ratio, slow, errorRate float64) string {
+	var parts []string
+	if ratio > t.cfg.DegradedLatencyFactor {
+		parts = append(parts, fmt.Sprintf("load-free p95 %.2f× its baseline", ratio))
+	}
+	if slow > t.cfg.DegradedCostFactor {
+		parts = append(parts, fmt.Sprintf("CPU per request %.2f× its baseline", slow))
+	}
+	if errorRate > t.cfg.DegradedErrorRate {
+		parts = append(parts, fmt.Sprintf("errors %.1f%% above its peers'", 100*errorRate))
+	}
+	return strings.Join(parts, ", ")
+}
+
 func (t *Tracker) enter(g *group, s State, at time.Time) {
 	if g.state != s && s == Healthy {
 		g.restoreFrom, g.healthyAt = t.status(g).Weight, at
@@ -376,6 +402,9 @@ func (t *Tracker) enter(g *group, s State, at time.Time) {
 
 func (t *Tracker) status(g *group) Status {
 	st := Status{State: g.state, Score: g.score, BaselineMs: g.baseline}
+	if g.state != Healthy {
+		st.Why = g.why
+	}
 	switch g.state {
 	case Healthy:
 		st.Weight = 1

@@ -2,6 +2,7 @@ package health
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -133,6 +134,42 @@ func TestAQuietGroupIsJudgedOnPooledCost(t *testing.T) {
 	}
 	if s.State != Degraded {
 		t.Errorf("threefold cost for three intervals (105 requests): %s, want Degraded", s.State)
+	}
+	if !strings.HasPrefix(s.Why, "CPU per request ") || !strings.HasSuffix(s.Why, "× its baseline") {
+		t.Errorf("why %q, want the cost evidence", s.Why)
+	}
+}
+
+// A group that is not Healthy says why, from the readings past their bars,
+// and keeps saying it while it recovers; a Healthy one says nothing. The
+// next leader inherits the evidence with the state.
+func TestAGroupSaysWhyItIsNotHealthy(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	obs := func(p95, errRate float64) Observation {
+		return Observation{P95Ms: p95, ErrorRate: errRate, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.2}
+	}
+	tr := New(DefaultConfig())
+	if s := tr.Observe("g", at(0), obs(10, 0)); s.Why != "" {
+		t.Errorf("Healthy group says %q", s.Why)
+	}
+	s := tr.Observe("g", at(5), obs(30, 0.08))
+	if want := "load-free p95 3.00× its baseline, errors 8.0% above its peers'"; s.State != Degraded || s.Why != want {
+		t.Errorf("%s, %q; want Degraded, %q", s.State, s.Why, want)
+	}
+	if s = tr.Observe("g", at(10), obs(10, 0)); s.State != Degraded || s.Why == "" {
+		t.Errorf("recovering: %s, %q; want Degraded with its last evidence", s.State, s.Why)
+	}
+	r, _ := tr.Record("g")
+	next := New(DefaultConfig())
+	if err := next.Restore("g", r, at(10)); err != nil {
+		t.Fatal(err)
+	}
+	if got := next.Status("g").Why; got != s.Why {
+		t.Errorf("the next leader's evidence %q, want %q", got, s.Why)
+	}
+	if s = tr.Observe("g", at(45), obs(10, 0)); s.State != Healthy || s.Why != "" {
+		t.Errorf("after RecoverAfter of good readings: %s, %q; want Healthy, no evidence", s.State, s.Why)
 	}
 }
 

@@ -34,6 +34,8 @@ type Record struct {
 	Observed    time.Time `json:"observed,omitzero"`
 	RestoreFrom float64   `json:"restoreFrom,omitempty"`
 	HealthyAt   time.Time `json:"healthyAt,omitzero"`
+	// Why is the evidence of the group's last bad observation.
+	Why string `json:"why,omitempty"`
 }
 
 // Number is a float64 that may be NaN (not learned yet), written as null.
@@ -73,7 +75,7 @@ func (t *Tracker) Record(key string) (Record, bool) {
 		Last: g.last, BaselineMs: Number(g.baseline), Score: g.score,
 		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow,
 		Judged: g.judged, PooledCPU: g.pooledCPU, PooledRequests: g.pooledRequests, Observed: g.observed,
-		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt,
+		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt, Why: g.why,
 	}, true
 }
 
@@ -108,7 +110,7 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
 		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow,
 		judged: r.Judged, pooledCPU: r.PooledCPU, pooledRequests: r.PooledRequests, observed: r.Observed,
-		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt,
+		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why,
 	}
 	if g := t.groups[key]; g.observed.IsZero() || g.observed.After(seen) {
 		g.observed = seen // an older leader's record, or one from the future
