@@ -229,11 +229,12 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 	out := make([]float64, len(groups))
 	statuses := make([]health.Status, len(groups))
 	p95s := make([]float64, len(groups))
+	p95Rates := make([]float64, len(groups))
 	errs := make([]float64, len(groups))
 	costs := make([]float64, len(groups))
 	changes := make([]float64, len(groups))
 	for i, g := range groups {
-		p95s[i], errs[i] = groupHealthInputs(g, tr.BusyUtilization())
+		p95s[i], p95Rates[i], errs[i] = groupHealthInputs(g, tr.BusyUtilization())
 		if !judgeLatency {
 			p95s[i] = math.NaN()
 		}
@@ -249,7 +250,7 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 		obs := health.Observation{
 			P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: peerP95s[i], PeerErrorRate: peerErrs[i],
 			Utilization: groupUtilization(g), CostPerRequest: costs[i], PeerCostChange: peerChanges[i],
-			CostRate: g.CostRate(),
+			CostRate: g.CostRate(), P95Rate: p95Rates[i],
 		}
 		st := tr.Status(g.Node)
 		if fresh {
@@ -290,7 +291,7 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 // seconds late) beside new idle pods on its node brought the group under
 // the bar, and its node was cut as Degraded just when the new pods could
 // least take its traffic.
-func groupHealthInputs(g traffic.Group, busy float64) (p95, errRate float64) {
+func groupHealthInputs(g traffic.Group, busy float64) (p95, p95Rate, errRate float64) {
 	most := 0.0
 	for _, r := range g.Replicas {
 		if r.Requests > most {
@@ -309,6 +310,9 @@ func groupHealthInputs(g traffic.Group, busy float64) (p95, errRate float64) {
 		if u := r.CPU / r.Limit(); !math.IsNaN(r.LatencyP95) && !(u >= busy) {
 			lsum += w * health.LoadFree(r.LatencyP95, u)
 			lw += w
+			if r.Requests > 0 {
+				p95Rate += r.Requests
+			}
 		}
 		if !math.IsNaN(r.ErrorRate) {
 			esum += w * r.ErrorRate
@@ -322,7 +326,7 @@ func groupHealthInputs(g traffic.Group, busy float64) (p95, errRate float64) {
 	if ew > 0 {
 		errRate = esum / ew
 	}
-	return p95, errRate
+	return p95, p95Rate, errRate
 }
 
 // peerMedians is, for each value, the median of the finite values other

@@ -75,8 +75,21 @@
 // high by their ratio and a pool is judged on fewer requests; where it
 // covers more, on more.
 //
-// The baseline is the first p95 seen, then an EWMA (BaselineAlpha 0.05) of
-// p95 while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
+// Latency readings are pooled the same way, to MinLatencyRequests (100):
+// the p95 of n exponential response times is off by about 1.45/√n, a
+// ratio of two such readings by √2 times that, a fifth at 100 requests,
+// where DegradedLatencyFactor is 3.4 of those errors away (ln 2 ÷ 0.205),
+// and more once the baseline averages several pools; a quiet pod's 5 s
+// reading of 30 requests is off by a quarter, and within a 5 s interval the bursts of a Poisson arrival
+// stretch a p95 that the interval's mean utilisation cannot take out. The
+// pooled p95 is the request-weighted mean of the readings' (the bias of a
+// sample p95 is a few percent at 30 requests). In the lab a quiet slow
+// node read 339 ms against a baseline of 129 at 35% of its limit and was
+// cut to a fifth of the traffic for 30 s; pooled, it reads 1.66
+// (TestAQuietGroupsLatencyIsJudgedPooled).
+//
+// The baseline is the first pooled p95, then an EWMA (BaselineAlpha 0.05) of
+// the pooled p95s while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
 // q = clamp(1 − max(0, p95/baseline − 1) − 10·errorRate, MinWeight, 1) with
 // exponential memory of half-life ScoreHalfLife (10 s); entering Unhealthy
 // resets it to MinWeight. Weights: Healthy 1,
@@ -117,6 +130,7 @@ type Config struct {
 	DegradedCostFactor     float64
 	CostBaselineHalfLife   time.Duration
 	MinCostRequests        float64
+	MinLatencyRequests     float64
 	RestoreStep            float64
 	RestoreInterval        time.Duration
 }
@@ -128,7 +142,7 @@ func DefaultConfig() Config {
 		UnhealthyLatencyFactor: 5, UnhealthyErrorRate: 0.5,
 		UnhealthyAfter: 5 * time.Second, RecoverAfter: 30 * time.Second,
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
-		BusyUtilization: 0.5, DegradedCostFactor: 1.5, CostBaselineHalfLife: 2 * time.Minute, MinCostRequests: 100,
+		BusyUtilization: 0.5, DegradedCostFactor: 1.5, CostBaselineHalfLife: 2 * time.Minute, MinCostRequests: 100, MinLatencyRequests: 100,
 		RestoreStep: 0.5, RestoreInterval: 30 * time.Second,
 	}
 }
@@ -165,9 +179,15 @@ type group struct {
 	costBaseline, slow float64
 	costAt             time.Time
 	judged             bool
-	// pooledCPU and pooledRequests gather the CPU seconds and requests
-	// of the intervals not judged yet (MinCostRequests).
-	pooledCPU, pooledRequests float64
+	// cost gathers the CPU per request of the intervals not judged yet
+	// (MinCostRequests).
+	cost pool
+	// latency gathers the load-free p95 of the intervals not judged yet
+	// (MinLatencyRequests); ratio is the last judged p95 against the
+	// reference, latencyJudged says there was one.
+	latency       pool
+	ratio         float64
+	latencyJudged bool
 	// restoreFrom is the weight the group had when it turned Healthy again,
 	// at healthyAt; its weight climbs back from there.
 	restoreFrom float64
@@ -202,8 +222,8 @@ type Observation struct {
 	CostPerRequest, PeerCostChange float64
 	// CostRate is the request rate (per second) CostPerRequest was
 	// measured over: with the time since the last observation, how many
-	// requests the reading holds.
-	CostRate float64
+	// requests the reading holds. P95Rate is the same for P95Ms.
+	CostRate, P95Rate float64
 }
 
 // finite is o with every infinite value unknown (NaN). An infinite p95
@@ -212,7 +232,7 @@ type Observation struct {
 // good; nothing measured is infinite, so infinity can only be a broken
 // sample or an overflow upstream.
 func (o Observation) finite() Observation {
-	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange, &o.CostRate} {
+	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange, &o.CostRate, &o.P95Rate} {
 		if math.IsInf(*v, 0) {
 			*v = math.NaN()
 		}
@@ -251,23 +271,13 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	}
 	g, ok := t.groups[key]
 	if !ok {
-		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1, seen: at, observed: at}
+		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1, ratio: 1, seen: at, observed: at}
 		t.groups[key] = g
 	}
 	interval := at.Sub(g.observed) // zero for a group just learned
 	g.seen, g.observed = at, at
 	slow, costKnown := t.costSlowdown(g, at, o, interval)
-	if math.IsNaN(g.baseline) && p95Ms > 0 {
-		g.baseline = p95Ms
-	}
-	ratio, latencyKnown := 1.0, false
-	if p95Ms >= 0 && g.baseline > 0 {
-		ref := g.baseline
-		if o.PeerP95Ms > ref { // a NaN peer median is no reference
-			ref = o.PeerP95Ms
-		}
-		ratio, latencyKnown = p95Ms/ref, true
-	}
+	ratio, latencyKnown, judgedP95 := t.latencyRatio(g, p95Ms, o.PeerP95Ms, o.P95Rate*interval.Seconds())
 	errKnown := errorRate >= 0
 	if !errKnown {
 		errorRate = 0
@@ -281,13 +291,41 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 		good := t.judge(g, at, ratio, slow, errorRate)
 		// The baseline learns only from latency that is good by its own
 		// measure, not from a slowdown excused because the peers share it.
-		if good && g.state == Healthy && latencyKnown && p95Ms <= t.cfg.DegradedLatencyFactor*g.baseline {
-			g.baseline += t.cfg.BaselineAlpha * (p95Ms - g.baseline)
+		if good && g.state == Healthy && judgedP95 <= t.cfg.DegradedLatencyFactor*g.baseline {
+			g.baseline += t.cfg.BaselineAlpha * (judgedP95 - g.baseline)
 		}
 	case g.state == Unhealthy && at.Sub(g.entered) >= t.cfg.RecoverAfter:
 		t.enter(g, Degraded, at) // half-open: let probe traffic in
 	}
 	return t.status(g)
+}
+
+// latencyRatio pools the interval's load-free p95 over its n requests and,
+// once the pool holds MinLatencyRequests, judges the pooled p95: it seeds
+// the baseline, and after that is read against the baseline or the peers'
+// median p95 where that is higher. Between judgements each reading
+// carries the last judged ratio. An interval without latency (busy, or
+// not measured) is no latency evidence. judgedP95 is the p95 judged this
+// interval, NaN when none was.
+func (t *Tracker) latencyRatio(g *group, p95Ms, peerP95Ms, n float64) (ratio float64, known bool, judgedP95 float64) {
+	if !(p95Ms >= 0 && n > 0) {
+		return 1, false, math.NaN()
+	}
+	g.latency.add(p95Ms, n)
+	p95, full := g.latency.take(t.cfg.MinLatencyRequests)
+	if !full {
+		return g.ratio, g.latencyJudged, math.NaN()
+	}
+	if math.IsNaN(g.baseline) {
+		g.baseline = p95
+		return g.ratio, g.latencyJudged, math.NaN()
+	}
+	ref := g.baseline
+	if peerP95Ms > ref { // a NaN peer median is no reference
+		ref = peerP95Ms
+	}
+	g.ratio, g.latencyJudged = p95/ref, true
+	return g.ratio, true, p95
 }
 
 // costSlowdown pools the interval's cost reading (its requests: the
@@ -305,13 +343,11 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 	if !(o.CostPerRequest > 0 && n > 0) {
 		return 1, false
 	}
-	g.pooledCPU += o.CostPerRequest * n
-	g.pooledRequests += n
-	if g.pooledRequests < t.cfg.MinCostRequests {
+	g.cost.add(o.CostPerRequest, n)
+	cost, full := g.cost.take(t.cfg.MinCostRequests)
+	if !full {
 		return g.slow, g.judged
 	}
-	cost := g.pooledCPU / g.pooledRequests
-	g.pooledCPU, g.pooledRequests = 0, 0
 	if !(g.costBaseline > 0) {
 		g.costBaseline, g.costAt = cost, at
 		return g.slow, g.judged

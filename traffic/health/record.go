@@ -29,6 +29,15 @@ type Record struct {
 	Judged         bool    `json:"judged,omitempty"`
 	PooledCPU      float64 `json:"pooledCPU,omitempty"`
 	PooledRequests float64 `json:"pooledRequests,omitempty"`
+	// LatencyJudged says Ratio (the last judged load-free p95 against its
+	// reference) was judged from a pool; PooledP95 (Σ p95 ms × requests)
+	// and PooledP95Requests are the pool still filling
+	// (MinLatencyRequests). A record without them starts a new pool, its
+	// ratio neutral.
+	LatencyJudged     bool    `json:"latencyJudged,omitempty"`
+	Ratio             float64 `json:"ratio,omitempty"`
+	PooledP95         float64 `json:"pooledP95,omitempty"`
+	PooledP95Requests float64 `json:"pooledP95Requests,omitempty"`
 	// Observed is the group's last observation, where the interval of
 	// its next reading began.
 	Observed    time.Time `json:"observed,omitzero"`
@@ -74,7 +83,8 @@ func (t *Tracker) Record(key string) (Record, bool) {
 		State: g.state, Entered: g.entered, FailingSince: g.failingSince, HealthySince: g.healthySince,
 		Last: g.last, BaselineMs: Number(g.baseline), Score: g.score,
 		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow,
-		Judged: g.judged, PooledCPU: g.pooledCPU, PooledRequests: g.pooledRequests, Observed: g.observed,
+		Judged: g.judged, PooledCPU: g.cost.sum, PooledRequests: g.cost.requests, Observed: g.observed,
+		LatencyJudged: g.latencyJudged, Ratio: g.ratio, PooledP95: g.latency.sum, PooledP95Requests: g.latency.requests,
 		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt, Why: g.why,
 	}, true
 }
@@ -92,7 +102,8 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		v      float64
 		lo, hi float64
 	}{{"score", r.Score, 0, 1}, {"restoreFrom", r.RestoreFrom, 0, 1}, {"slow", r.Slow, 0, math.MaxFloat64},
-		{"pooledCPU", r.PooledCPU, 0, math.MaxFloat64}, {"pooledRequests", r.PooledRequests, 0, math.MaxFloat64}} {
+		{"pooledCPU", r.PooledCPU, 0, math.MaxFloat64}, {"pooledRequests", r.PooledRequests, 0, math.MaxFloat64},
+		{"ratio", r.Ratio, 0, math.MaxFloat64}, {"pooledP95", r.PooledP95, 0, math.MaxFloat64}, {"pooledP95Requests", r.PooledP95Requests, 0, math.MaxFloat64}} {
 		if !(f.v >= f.lo && f.v <= f.hi) {
 			return fmt.Errorf("%s = %v: want a number in [%g, %g]", f.name, f.v, f.lo, f.hi)
 		}
@@ -109,8 +120,12 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		state: r.State, entered: r.Entered, failingSince: r.FailingSince, healthySince: r.HealthySince,
 		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
 		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow,
-		judged: r.Judged, pooledCPU: r.PooledCPU, pooledRequests: r.PooledRequests, observed: r.Observed,
+		judged: r.Judged, cost: pool{sum: r.PooledCPU, requests: r.PooledRequests}, observed: r.Observed,
+		latencyJudged: r.LatencyJudged, ratio: r.Ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
 		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why,
+	}
+	if g := t.groups[key]; !g.latencyJudged {
+		g.ratio = 1
 	}
 	if g := t.groups[key]; g.observed.IsZero() || g.observed.After(seen) {
 		g.observed = seen // an older leader's record, or one from the future

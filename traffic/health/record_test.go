@@ -54,6 +54,41 @@ func TestRecordCarriesADegradedGroupAcrossARestart(t *testing.T) {
 	}
 }
 
+// A latency pool still filling passes to the next leader with the
+// baseline: the resumed tracker judges the pool where the one that learned
+// it would, and the group is Degraded in both.
+func TestRecordCarriesALatencyPoolAcrossARestart(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	obs := func(p95 float64) Observation {
+		return Observation{P95Ms: p95, ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.2, P95Rate: 40}
+	}
+	learned := New(DefaultConfig())
+	for i, p95 := range []float64{math.NaN(), 100, 100, 100, 300, 300} {
+		learned.Observe("g", at(i), obs(p95))
+	}
+	r, _ := learned.Record("g")
+	if r.PooledP95Requests != 80 || r.BaselineMs != 100 {
+		t.Fatalf("record %+v: want a baseline of 100 ms and 80 requests pooled", r)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	resumed := New(DefaultConfig())
+	if err := resumed.Restore("g", back, at(5)); err != nil {
+		t.Fatal(err)
+	}
+	want := learned.Observe("g", at(6), obs(300))
+	if got := resumed.Observe("g", at(6), obs(300)); got != want || got.State != Degraded {
+		t.Errorf("resumed %+v, the tracker that learned it %+v; want both Degraded", got, want)
+	}
+}
+
 // NaN (nothing learned yet) is written as null and read back as NaN.
 func TestRecordOfANewGroupHasNullBaselines(t *testing.T) {
 	tr := New(DefaultConfig())
