@@ -30,18 +30,7 @@ func TestRecordCarriesADegradedGroupAcrossARestart(t *testing.T) {
 	if !ok {
 		t.Fatal("no record of a tracked group")
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Record
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	resumed := New(DefaultConfig())
-	if err := resumed.Restore("g", back, at(60)); err != nil {
-		t.Fatal(err)
-	}
+	resumed := handedOver(t, r, at(60))
 	fresh := New(DefaultConfig())
 	for _, s := range []float64{75, 90, 105} {
 		want := learned.Observe("g", at(s), obs(0.030))
@@ -71,18 +60,7 @@ func TestRecordCarriesALatencyPoolAcrossARestart(t *testing.T) {
 	if r.PooledP95Requests != 80 || r.BaselineMs != 100 {
 		t.Fatalf("record %+v: want a baseline of 100 ms and 80 requests pooled", r)
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Record
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	resumed := New(DefaultConfig())
-	if err := resumed.Restore("g", back, at(5)); err != nil {
-		t.Fatal(err)
-	}
+	resumed := handedOver(t, r, at(5))
 	want := learned.Observe("g", at(6), obs(300))
 	if got := resumed.Observe("g", at(6), obs(300)); got != want || got.State != Degraded {
 		t.Errorf("resumed %+v, the tracker that learned it %+v; want both Degraded", got, want)
@@ -155,4 +133,23 @@ func TestForgetDropsOnlyGroupsNoLongerObserved(t *testing.T) {
 	if r, ok := tr.Record("cut"); !ok || r.State == Healthy {
 		t.Errorf("the observed group cut Unhealthy: %+v, kept %v; want it kept, not Healthy", r, ok)
 	}
+}
+
+// handedOver is a new tracker that restored group "g" from r, passed
+// through JSON as artt-traffic hands it to the next leader, at seen.
+func handedOver(t *testing.T, r Record, seen time.Time) *Tracker {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	tr := New(DefaultConfig())
+	if err := tr.Restore("g", back, seen); err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
