@@ -65,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flags(stderr)
 	opts := &options{}
-	fs.StringVar(&opts.out, "out", "out/live", "directory for the report, the logs and the requests; the scenario gets a subdirectory")
+	fs.StringVar(&opts.out, "out", "out/live", "directory for the report, the logs and the requests; the scenario gets a subdirectory, which a new run of it replaces")
 	fs.StringVar(&opts.policies, "policies", "", "comma-separated run names or routings to keep (default: every run)")
 	fs.StringVar(&opts.summary, "summary", "", "also write the comparison into this Markdown file, between the scenario's artt-live markers (docs/live.md)")
 	fs.Float64Var(&opts.maxCores, "max-cores", live.DefaultMaxCores, "the most cores the scenario's nodes may have in all")
@@ -110,6 +110,11 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	defer stop()
 	dir := filepath.Join(opts.out, plan.Scenario.Name)
 	logs := filepath.Join(dir, "logs")
+	// The components append to their logs within a run; a new run of the
+	// scenario starts them afresh, as it does its report.
+	if err := os.RemoveAll(logs); err != nil {
+		return fmt.Errorf("clearing the last run's logs: %w", err)
+	}
 	progress := live.NewProgress(stderr, 5*time.Second)
 	h, err := live.Start(ctx, plan, live.Options{Dir: logs, Assets: live.AssetsFromEnv(), Progress: progress})
 	if err != nil {
