@@ -1,0 +1,92 @@
+package health
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// How a group's readings become evidence: pooled to enough requests to
+// judge (latency and cost), and said in words for the operator (evidence).
+
+// latencyRatio pools the interval's load-free p95 over its n requests and,
+// once the pool holds MinLatencyRequests, judges the pooled p95: it seeds
+// the baseline, and after that is read against the baseline or the peers'
+// median p95 where that is higher. Between judgements each reading
+// carries the last judged ratio. An interval without latency (busy, or
+// not measured) is no latency evidence. judgedP95 is the p95 judged this
+// interval, NaN when none was.
+func (t *Tracker) latencyRatio(g *group, p95Ms, peerP95Ms, n float64) (ratio float64, known bool, judgedP95 float64) {
+	if !(p95Ms >= 0 && n > 0) {
+		return 1, false, math.NaN()
+	}
+	g.latency.add(p95Ms, n)
+	p95, full := g.latency.take(t.cfg.MinLatencyRequests)
+	if !full {
+		return g.ratio, g.latencyJudged, math.NaN()
+	}
+	if math.IsNaN(g.baseline) {
+		g.baseline = p95
+		return g.ratio, g.latencyJudged, math.NaN()
+	}
+	ref := g.baseline
+	if peerP95Ms > ref { // a NaN peer median is no reference
+		ref = peerP95Ms
+	}
+	g.ratio, g.latencyJudged = p95/ref, true
+	return g.ratio, true, p95
+}
+
+// costSlowdown pools the interval's cost reading (its requests: the
+// rate times interval) and, once the pool holds MinCostRequests, judges
+// it: the pooled CPU per request against the baseline, divided by the
+// peers' change when that is above 1 (a heavier mix everywhere is nobody's
+// fault), and moves the baseline on by its half-life. Between judgements
+// each reading carries the last judged slowdown; known is false until the
+// first judgement (which follows the pool that seeded the baseline), and
+// for an interval without a reading: a group that gets no traffic (an
+// Unhealthy one) gives no evidence, and is let back to Degraded after
+// RecoverAfter to be probed.
+func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval time.Duration) (slow float64, known bool) {
+	n := o.CostRate * interval.Seconds()
+	if !(o.CostPerRequest > 0 && n > 0) {
+		return 1, false
+	}
+	g.cost.add(o.CostPerRequest, n)
+	cost, full := g.cost.take(t.cfg.MinCostRequests)
+	if !full {
+		return g.slow, g.judged
+	}
+	if !(g.costBaseline > 0) {
+		g.costBaseline, g.costAt = cost, at
+		return g.slow, g.judged
+	}
+	slow = cost / g.costBaseline
+	if o.PeerCostChange > 1 {
+		slow /= o.PeerCostChange
+	}
+	if dt := at.Sub(g.costAt); dt > 0 {
+		w := 1 - math.Exp2(-dt.Seconds()/t.cfg.CostBaselineHalfLife.Seconds())
+		g.costBaseline += w * (cost - g.costBaseline)
+		g.costAt = at
+	}
+	g.slow, g.judged = slow, true
+	return slow, true
+}
+
+// evidence says which of an observation's readings were past their
+// Degraded bars, and by how much.
+func (t *Tracker) evidence(ratio, slow, errorRate float64) string {
+	var parts []string
+	if ratio > t.cfg.DegradedLatencyFactor {
+		parts = append(parts, fmt.Sprintf("load-free p95 %.2f× its baseline", ratio))
+	}
+	if slow > t.cfg.DegradedCostFactor {
+		parts = append(parts, fmt.Sprintf("CPU per request %.2f× its baseline", slow))
+	}
+	if errorRate > t.cfg.DegradedErrorRate {
+		parts = append(parts, fmt.Sprintf("errors %.1f%% above its peers'", 100*errorRate))
+	}
+	return strings.Join(parts, ", ")
+}
