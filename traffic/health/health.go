@@ -79,17 +79,19 @@
 // the p95 of n exponential response times is off by about 1.45/√n, a
 // ratio of two such readings by √2 times that, a fifth at 100 requests,
 // where DegradedLatencyFactor is 3.4 of those errors away (ln 2 ÷ 0.205),
-// and more once the baseline averages several pools; a quiet pod's 5 s
-// reading of 30 requests is off by a quarter, and within a 5 s interval the bursts of a Poisson arrival
-// stretch a p95 that the interval's mean utilisation cannot take out. The
-// pooled p95 is the request-weighted mean of the readings' (the bias of a
-// sample p95 is a few percent at 30 requests). In the lab a quiet slow
-// node read 339 ms against a baseline of 129 at 35% of its limit and was
-// cut to a fifth of the traffic for 30 s; pooled, it reads 1.66
-// (TestAQuietGroupsLatencyIsJudgedPooled).
+// and more once the baseline averages several pools. A quiet pod's 5 s
+// reading of 30 requests is off by a quarter, and the bursts of Poisson
+// arrivals within so short an interval stretch a p95 that the interval's
+// mean utilisation cannot take out. The pooled p95 is the request-weighted
+// mean of the readings' (a sample p95's bias is a few percent at 30
+// requests). In the lab a quiet slow node at a third of its limit read
+// 340 ms, 2.4 times a baseline seeded from its first reading, and was cut
+// to a fifth of the traffic for 30 s; pooled, its second pool reads 1.66
+// times its first (TestAQuietGroupsLatencyIsJudgedPooled).
 //
-// The baseline is the first pooled p95, then an EWMA (BaselineAlpha 0.05) of
-// the pooled p95s while Healthy and within DegradedLatencyFactor of the baseline. The performance score follows the adaptive-lb quality
+// The baseline is the first pooled p95, then an EWMA (BaselineAlpha 0.05)
+// of the pooled p95s while Healthy and within DegradedLatencyFactor of the
+// baseline. The performance score follows the adaptive-lb quality
 // q = clamp(1 − max(0, p95/baseline − 1) − 10·errorRate, MinWeight, 1) with
 // exponential memory of half-life ScoreHalfLife (10 s); entering Unhealthy
 // resets it to MinWeight. Weights: Healthy 1,
