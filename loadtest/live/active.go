@@ -113,17 +113,24 @@ func scrapeCounters(ctx context.Context, url string) (podCounters, error) {
 // ReceivedByPod is, for each pod of a component still running, the
 // requests it has received so far from every node.
 func (a *Active) ReceivedByPod(ctx context.Context, component string) (map[string]float64, error) {
-	got, err := a.Received(ctx, component)
+	got, err := a.podCounters(ctx, component)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]float64, len(got))
-	for pod, bySource := range got {
-		for _, n := range bySource {
-			out[pod] += n
-		}
+	for pod, c := range got {
+		out[pod] = c.receivedTotal()
 	}
 	return out, nil
+}
+
+// receivedTotal is the requests a pod received from every node.
+func (c podCounters) receivedTotal() float64 {
+	total := 0.0
+	for _, n := range c.received {
+		total += n
+	}
+	return total
 }
 
 // PodNode is the node a pod of the run runs on.

@@ -369,10 +369,7 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (coun
 			return counters{}, err
 		}
 		for pod, pc := range got {
-			for _, n := range pc.received {
-				c.served[pod] += n
-			}
-			c.work[pod] = pc.work
+			c.served[pod], c.work[pod] = pc.receivedTotal(), pc.work
 		}
 	}
 	return c, nil
