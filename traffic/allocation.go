@@ -60,6 +60,15 @@ type GroupShare struct {
 	Forecasts []ReplicaForecast
 }
 
+// HealthSummary is the group's health state and, where known, the evidence
+// for it, for logs: "Degraded: CPU per request 1.62× its baseline".
+func (g GroupShare) HealthSummary() string {
+	if g.HealthWhy == "" {
+		return g.Health
+	}
+	return g.Health + ": " + g.HealthWhy
+}
+
 // ReplicaForecast is one replica's next-interval CPU utilisation forecast
 // and the Holt factors the Kalman filter chose.
 type ReplicaForecast struct {

@@ -26,3 +26,19 @@ func TestGroupCostPerRequest(t *testing.T) {
 		}
 	}
 }
+
+// A group's health reads with its evidence where there is some, as the
+// routing logs print it.
+func TestHealthSummaryCarriesTheEvidence(t *testing.T) {
+	for _, c := range []struct {
+		g    GroupShare
+		want string
+	}{
+		{GroupShare{Health: "Healthy"}, "Healthy"},
+		{GroupShare{Health: "Degraded", HealthWhy: "CPU per request 1.62× its baseline"}, "Degraded: CPU per request 1.62× its baseline"},
+	} {
+		if got := c.g.HealthSummary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.g, got, c.want)
+		}
+	}
+}

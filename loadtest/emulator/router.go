@@ -76,11 +76,7 @@ func (e *Emulator) install(a traffic.Allocation) {
 		for _, r := range a.Routes {
 			line := fmt.Sprintf("%6.1fs %s:", e.now, r.Component)
 			for _, g := range r.Groups {
-				health := g.Health
-				if g.HealthWhy != "" {
-					health += ": " + g.HealthWhy
-				}
-				line += fmt.Sprintf(" %s=%.3f(%s,%s)", g.Node, g.Share, health, g.Basis)
+				line += fmt.Sprintf(" %s=%.3f(%s,%s)", g.Node, g.Share, g.HealthSummary(), g.Basis)
 				for _, f := range g.Forecasts {
 					line += fmt.Sprintf("[u=%.2f f=%.2f a=%.2f]", f.Utilization, f.Forecast, f.Alpha)
 				}

@@ -376,21 +376,13 @@ func (c *Controller) allocate(snap traffic.Snapshot, why trigger, start time.Tim
 	return alloc, true
 }
 
-// healthSummary is a group's health state and, where known, its evidence.
-func healthSummary(g traffic.GroupShare) string {
-	if g.HealthWhy == "" {
-		return g.Health
-	}
-	return g.Health + ": " + g.HealthWhy
-}
-
 // groupSummary is "node=share" for the log.
 func groupSummary(r traffic.Route) []string {
 	out := make([]string, 0, len(r.Groups))
 	for _, g := range r.Groups {
 		s := fmt.Sprintf("%s=%.3f", g.Node, g.Share)
 		if g.Health != "" && g.Health != "Healthy" {
-			s += "(" + healthSummary(g) + ")"
+			s += "(" + g.HealthSummary() + ")"
 		}
 		out = append(out, s)
 	}

@@ -116,20 +116,22 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 			return fmt.Errorf("%s = %v: want a positive number or null", f.name, v)
 		}
 	}
-	t.groups[key] = &group{
+	ratio := r.Ratio
+	if !r.LatencyJudged {
+		ratio = 1 // neutral until a latency pool is judged
+	}
+	g := &group{
 		state: r.State, entered: r.Entered, failingSince: r.FailingSince, healthySince: r.HealthySince,
 		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
 		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow,
 		judged: r.Judged, cost: pool{sum: r.PooledCPU, requests: r.PooledRequests}, observed: r.Observed,
-		latencyJudged: r.LatencyJudged, ratio: r.Ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
+		latencyJudged: r.LatencyJudged, ratio: ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
 		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why,
 	}
-	if g := t.groups[key]; !g.latencyJudged {
-		g.ratio = 1
-	}
-	if g := t.groups[key]; g.observed.IsZero() || g.observed.After(seen) {
+	if g.observed.IsZero() || g.observed.After(seen) {
 		g.observed = seen // an older leader's record, or one from the future
 	}
+	t.groups[key] = g
 	return nil
 }
 
