@@ -55,10 +55,11 @@ func (a *Active) Received(ctx context.Context, component string) (map[string]map
 }
 
 // podCounters is what a pod's own /metrics says so far: the requests it
-// received by the caller's node, and the CPU seconds spent on their work.
+// received by the caller's node, the CPU seconds spent on their work, and
+// those of its server beside the work.
 type podCounters struct {
-	received map[string]float64
-	work     float64
+	received     map[string]float64
+	work, server float64
 }
 
 // podCounters scrapes each pod of a component still running.
@@ -106,6 +107,9 @@ func scrapeCounters(ctx context.Context, url string) (podCounters, error) {
 	}
 	for _, m := range families[backend.WorkCounter].GetMetric() {
 		out.work += m.GetCounter().GetValue()
+	}
+	for _, m := range families[backend.ServerCounter].GetMetric() {
+		out.server += m.GetCounter().GetValue()
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -94,10 +95,10 @@ func (k *kubelet) runPod(ctx context.Context, s podStart, pod *corev1.Pod, ready
 	}
 	// The gateway is not a node's workload: the lab's costs its node
 	// nothing, so the generator runs outside every node's quota.
-	cpuacct := ""
+	var cg PodCgroups
 	var err error
 	if role == "backend" {
-		if cpuacct, err = k.cgroups.AddPod(node, name, limit); err != nil {
+		if cg, err = k.cgroups.AddPod(node, name, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -111,7 +112,8 @@ func (k *kubelet) runPod(ctx context.Context, s podStart, pod *corev1.Pod, ready
 	}
 	common := []string{"--scenario=" + k.scenario, "--namespace=" + ns, "--pod=" + name, "--node=" + node, "--ip=" + ip}
 	if role == "backend" {
-		common = append(common, "--cpuacct="+cpuacct, "--limit="+strconv.FormatFloat(limit, 'g', -1, 64))
+		common = append(common, "--limit="+strconv.FormatFloat(limit, 'g', -1, 64), "--cpuacct="+cg.WorkAcct, "--server-cpuacct="+cg.ServerAcct,
+			"--work-cgroups="+strings.Join(cg.Work, ","), "--server-cgroups="+strings.Join(cg.Server, ","))
 	}
 	cmd := exec.CommandContext(ctx, k.exe, append(common, s.args...)...)
 	cmd.Env = append(os.Environ(), RoleEnv+"="+role, "GRPC_XDS_BOOTSTRAP_CONFIG="+boot)
@@ -130,16 +132,11 @@ func (k *kubelet) runPod(ctx context.Context, s podStart, pod *corev1.Pod, ready
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{cmd: cmd, node: node, pod: name, ns: ns, cpuacct: cpuacct, exited: make(chan struct{})}
+	p := &process{cmd: cmd, node: node, pod: name, ns: ns, cpuacct: cg.WorkAcct, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); log.Close(); close(p.exited) }()
 	k.mu.Lock()
 	k.procs[ns+"/"+name] = p
 	k.mu.Unlock()
-	if cpuacct != "" {
-		if err := k.cgroups.Join(node, name, cmd.Process.Pid); err != nil {
-			return nil, err
-		}
-	}
 	if role == "backend" {
 		if err := waitListening(ctx, net.JoinHostPort(ip, strconv.Itoa(backend.Port)), p.exited); err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w (log %s)", ns, name, err, log.Name())

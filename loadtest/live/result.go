@@ -136,14 +136,13 @@ func SendLag(m *Measured) Lag {
 // ComponentCPU is a component's CPU per request over a run's window: what
 // the scenario says its pods' requests need (CPUPerRequest ÷ their nodes'
 // speed, weighted by the requests each pod answered), what their cgroups
-// counted, and what the requests burned as their own work. The cgroups'
-// count adds everything a real server spends beside the work (gRPC,
-// HTTP/2, the metrics, the runtime), which the pods take out of the work
-// to keep their CPU per request the scenario's; the lab spends all of it
-// on the request's own path.
+// counted, what the requests burned as their own work, and what their
+// servers spent beside the work, outside the pods' quotas (Cgroups); over
+// the pods running at the window's end, as those stopped in it cannot say
+// what they answered.
 type ComponentCPU struct {
-	Component                  string
-	ScenarioMs, LiveMs, WorkMs float64
+	Component                            string
+	ScenarioMs, LiveMs, WorkMs, ServerMs float64
 }
 
 // CPUPerRequest is each component's ComponentCPU, in the scenario's order.
@@ -151,9 +150,9 @@ func (h *Harness) CPUPerRequest(m *Measured) []ComponentCPU {
 	sc := h.Plan.Scenario
 	var out []ComponentCPU
 	for _, c := range sc.Application.Components {
-		var served, nominal, cpu, work float64
+		var served, nominal, cpu, work, server float64
 		for _, pod := range m.Pods {
-			if pod.Component != c.Name {
+			if _, whole := m.Served[pod.Name]; pod.Component != c.Name || !whole {
 				continue
 			}
 			speed := sc.Cluster.Nodes[h.Plan.nodeIndex(pod.Node)].Speed
@@ -161,8 +160,10 @@ func (h *Harness) CPUPerRequest(m *Measured) []ComponentCPU {
 			nominal += m.Served[pod.Name] * c.CPUPerRequest.Seconds() / speed
 			cpu += m.CPU[pod.Name]
 			work += m.Work[pod.Name]
+			server += m.Server[pod.Name]
 		}
-		out = append(out, ComponentCPU{Component: c.Name, ScenarioMs: 1000 * nominal / served, LiveMs: 1000 * cpu / served, WorkMs: 1000 * work / served})
+		out = append(out, ComponentCPU{Component: c.Name, ScenarioMs: 1000 * nominal / served, LiveMs: 1000 * cpu / served,
+			WorkMs: 1000 * work / served, ServerMs: 1000 * server / served})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -89,7 +90,10 @@ func runBackend(ctx context.Context, args []string, log *slog.Logger) error {
 	fs := flag.NewFlagSet("backend", flag.ContinueOnError)
 	p.define(fs)
 	component := fs.String("component", "", "the scenario component the pod is a replica of")
-	cpuacct := fs.String("cpuacct", "", "the pod cgroup's cpuacct.usage file")
+	cpuacct := fs.String("cpuacct", "", "the pod cgroup's cpuacct.usage file (its requests' work)")
+	serverAcct := fs.String("server-cpuacct", "", "the cpuacct.usage file of the pod's server beside the work")
+	work := fs.String("work-cgroups", "", "comma-separated cgroup directories the threads spending the work join")
+	server := fs.String("server-cgroups", "", "comma-separated cgroup directories the rest of the process joins")
 	limit := fs.Float64("limit", 1, "the pod's CPU limit in cores")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -103,7 +107,8 @@ func runBackend(ctx context.Context, args []string, log *slog.Logger) error {
 		return err
 	}
 	s, err := backend.New(backend.Config{Scenario: l.Scenario, Component: *component, Node: p.node, Namespace: p.namespace,
-		Pod: p.pod, IP: p.ip, CPUAcct: *cpuacct, Limit: *limit, Seed: p.seed, Callees: dialer})
+		Pod: p.pod, IP: p.ip, CPUAcct: *cpuacct, ServerCPUAcct: *serverAcct, Limit: *limit, Seed: p.seed, Callees: dialer,
+		Cgroups: backend.Cgroups{Work: splitList(*work), Server: splitList(*server)}})
 	if err != nil {
 		return err
 	}
@@ -219,4 +224,12 @@ func readRecords(path string) ([]loadgen.Record, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// splitList splits a comma-separated flag; empty is none.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

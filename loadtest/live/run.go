@@ -74,8 +74,9 @@ type Measured struct {
 	Records []loadgen.Record
 	// CPU is each pod's CPU seconds over the measured window, Served the
 	// requests it answered in it, Work the CPU seconds it spent on their
-	// own work.
-	CPU, Served, Work map[string]float64
+	// own work, Server those its server spent beside the work; the last
+	// three only for pods running at the window's end.
+	CPU, Served, Work, Server map[string]float64
 	// Window is the measured window's length.
 	Window time.Duration
 	// Pods are every pod of the run, with their lives; Started is when
@@ -275,12 +276,16 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 	if err != nil {
 		return nil, err
 	}
-	m.CPU, m.Served, m.Work = map[string]float64{}, map[string]float64{}, map[string]float64{}
+	m.CPU, m.Served, m.Work, m.Server = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for pod, v := range end.cpu {
 		m.CPU[pod] = v - start.cpu[pod]
-		// A pod deleted in the window reads 0.
-		m.Served[pod] = max(0, end.served[pod]-start.served[pod])
-		m.Work[pod] = max(0, end.work[pod]-start.work[pod])
+		// A pod stopped in the window has no counters at its end: what it
+		// answered before it stopped is unknown, so it has none.
+		if _, ok := end.served[pod]; ok {
+			m.Served[pod] = end.served[pod] - start.served[pod]
+			m.Work[pod] = end.work[pod] - start.work[pod]
+			m.Server[pod] = end.server[pod] - start.server[pod]
+		}
 	}
 	h.opts.Progress.Phase("waiting for the last answers")
 	select {
@@ -339,9 +344,9 @@ func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-c
 }
 
 // counters are each pod's cumulative counters at one moment: its cgroup's
-// CPU seconds, the requests it answered, and the CPU seconds spent on
-// their work.
-type counters struct{ cpu, served, work map[string]float64 }
+// CPU seconds, the requests it answered, the CPU seconds spent on their
+// work, and those of its server beside the work.
+type counters struct{ cpu, served, work, server map[string]float64 }
 
 // countersAt waits until at and reads every backend's counters then. A
 // pod stopped by then (deleted mid-run) reads as its last CPU value and as
@@ -352,7 +357,7 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (coun
 		return counters{}, ctx.Err()
 	case <-time.After(time.Until(at)):
 	}
-	c := counters{cpu: map[string]float64{}, served: map[string]float64{}, work: map[string]float64{}}
+	c := counters{cpu: map[string]float64{}, served: map[string]float64{}, work: map[string]float64{}, server: map[string]float64{}}
 	pods, err := a.pods()
 	if err != nil {
 		return counters{}, err
@@ -369,7 +374,7 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (coun
 			return counters{}, err
 		}
 		for pod, pc := range got {
-			c.served[pod], c.work[pod] = pc.receivedTotal(), pc.work
+			c.served[pod], c.work[pod], c.server[pod] = pc.receivedTotal(), pc.work, pc.server
 		}
 	}
 	return c, nil

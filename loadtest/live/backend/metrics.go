@@ -11,8 +11,13 @@ import (
 	"google.golang.org/grpc/codes"
 )
 
-// WorkCounter is the series of the CPU spent on requests' own work.
-const WorkCounter = "artt_live_work_cpu_seconds_total"
+// WorkCounter is the series of the CPU spent on requests' own work;
+// ServerCounter that of the rest of the pod's server, in its own cgroup
+// beside the pod's.
+const (
+	WorkCounter   = "artt_live_work_cpu_seconds_total"
+	ServerCounter = "artt_live_server_cpu_seconds_total"
+)
 
 // istioBuckets are the bounds of Istio's istio_request_duration_milliseconds.
 var istioBuckets = []float64{0.5, 1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 600000, 1800000, 3600000}
@@ -62,12 +67,22 @@ func NewMetrics(namespace, pod, workload, cpuacct string) *Metrics {
 
 // countWork exports the CPU spent on requests' own work, burned counting
 // it in nanoseconds as it is spent: beside the cgroup's CPU it says how much
-// of a request's CPU was on its own path and how much was the server's
-// overhead beside it.
+// of the pod's CPU went to the work itself.
 func (m *Metrics) countWork(burned *atomic.Int64) {
 	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: WorkCounter, Help: "CPU spent on requests' own work, in seconds; the rest of the cgroup's CPU is the server's overhead.",
+		Name: WorkCounter, Help: "CPU spent on requests' own work, in seconds.",
 	}, func() float64 { return float64(burned.Load()) / 1e9 }))
+}
+
+// countServer exports the CPU of the server beside the work, from its
+// cgroup's cpuacct.usage file (empty: none).
+func (m *Metrics) countServer(cpuacct string) {
+	if cpuacct == "" {
+		return
+	}
+	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: ServerCounter, Help: "CPU of the pod's server beside its requests' work (gRPC, HTTP/2, metrics, the Go runtime), in seconds.",
+	}, func() float64 { v, _ := ReadCPUAcct(cpuacct); return v }))
 }
 
 // Arrived records a request that reached this pod.
@@ -99,6 +114,9 @@ func httpCode(c codes.Code) string {
 	return "500"
 }
 
+// arrivals is how many requests have reached this pod.
+func (m *Metrics) arrivals() float64 { return float64(m.arrivedN.Load()) }
+
 // ReadCPUAcct reads a cgroup's cpuacct.usage, in seconds.
 func ReadCPUAcct(path string) (float64, error) {
 	b, err := os.ReadFile(path)
@@ -111,9 +129,6 @@ func ReadCPUAcct(path string) (float64, error) {
 	}
 	return float64(ns) / 1e9, nil
 }
-
-// arrivals is how many requests have reached this pod.
-func (m *Metrics) arrivals() float64 { return float64(m.arrivedN.Load()) }
 
 // served is how many requests this pod has answered.
 func (m *Metrics) served() float64 { return float64(m.answered.Load()) }

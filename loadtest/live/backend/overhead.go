@@ -5,14 +5,16 @@ import (
 	"sync"
 )
 
-// overhead keeps a pod's CPU per request equal to the scenario's. A real
-// server spends CPU beside a request's work: gRPC and HTTP/2 on both ends
-// of each call, the metrics, the runtime. The scenario's cpuPerRequest is
-// the whole of it, as a cluster's cAdvisor counts it and as artt-lab
-// import reads it, so the work each request burns is its draw scaled by
-// 1 − overhead ÷ mean, with the overhead measured: the pod cgroup's CPU
-// less the CPU burned, per request, smoothed over seconds. Until the first
-// measurement the work is the draw.
+// overhead keeps a pod's CPU per request equal to the scenario's. The
+// pod's cgroup holds only its worker threads (Cgroups), and they spend CPU
+// beside the work they burn: the runtime's hand-offs as a worker sleeps and
+// wakes, and the kernel's switching and throttling under a quota of a
+// fraction of a millisecond per period; tens of microseconds a request.
+// That CPU is the pod's own processor's, on its requests' path, so the work
+// each request burns is its draw scaled by 1 − overhead ÷ mean, and the pod
+// serves at its limit the rate the scenario says it does. The overhead is
+// measured: the pod cgroup's CPU less the CPU burned, per request,
+// smoothed over seconds. Until the first measurement the work is the draw.
 //
 // Both sides of the difference count work as it is spent (Burn's
 // progress), and the requests are the more of those arrived and answered:

@@ -33,8 +33,11 @@ type Config struct {
 	IP        string
 	// Port and MetricsPort default to the package's Port and MetricsPort.
 	Port, MetricsPort int
-	// CPUAcct is the pod cgroup's cpuacct.usage file.
-	CPUAcct string
+	// CPUAcct is the pod cgroup's cpuacct.usage file: its requests' work.
+	// ServerCPUAcct is that of the rest of its server, beside the work.
+	CPUAcct, ServerCPUAcct string
+	// Cgroups are where its threads go.
+	Cgroups Cgroups
 	// Limit is the pod's CPU limit in cores, for the utilisation ORCA
 	// reports.
 	Limit float64
@@ -68,7 +71,8 @@ type callee struct {
 	conn     *grpc.ClientConn
 }
 
-// New checks cfg against its scenario and dials the callees.
+// New checks cfg against its scenario, moves the process into its
+// cgroups, starts the pod's CPU workers and dials the callees.
 func New(cfg Config) (*Server, error) {
 	if err := CheckClock(); err != nil {
 		return nil, err
@@ -100,7 +104,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.metrics = NewMetrics(cfg.Namespace, cfg.Pod, ObjectName(cfg.Component), cfg.CPUAcct)
 	s.metrics.countWork(&s.burned)
-	s.cpu = newProcessor(cfg.Limit, &s.burned)
+	s.metrics.countServer(cfg.ServerCPUAcct)
+	if err := cfg.Cgroups.joinProcess(); err != nil {
+		return nil, err
+	}
+	var join func() error
+	if len(cfg.Cgroups.Work) > 0 {
+		join = cfg.Cgroups.joinThread
+	}
+	var err error
+	if s.cpu, err = newProcessor(cfg.Limit, &s.burned, join); err != nil {
+		return nil, err
+	}
 	for _, name := range s.comp.Calls {
 		conn, err := cfg.Callees.Dial(name)
 		if err != nil {

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"sync"
@@ -44,14 +45,25 @@ const quantum = 250 * time.Microsecond
 
 // newProcessor starts the workers for a pod of limit cores (one per core
 // or part of one, so the workers can use the whole limit), adding the CPU
-// they spend to progress as they spend it.
-func newProcessor(limit float64, progress *atomic.Int64) *processor {
+// they spend to progress as they spend it. Each worker's thread first
+// calls join (when not nil), to move into the pod's cgroups.
+func newProcessor(limit float64, progress *atomic.Int64, join func() error) (*processor, error) {
 	p := &processor{progress: progress}
 	p.ready = sync.NewCond(&p.mu)
-	for range max(1, int(math.Ceil(limit))) {
-		go p.work()
+	n := max(1, int(math.Ceil(limit)))
+	joined := make(chan error, n)
+	for range n {
+		go p.work(join, joined)
 	}
-	return p
+	var errs []error
+	for range n {
+		errs = append(errs, <-joined)
+	}
+	if err := errors.Join(errs...); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
 // Spend returns once d of the pod's CPU has been spent on it, in turns
@@ -89,10 +101,18 @@ func (p *processor) Close() {
 }
 
 // work runs turns until Close, on a thread of its own, so Burn reads this
-// worker's CPU alone.
-func (p *processor) work() {
+// worker's CPU alone and the thread can sit in the pod's cgroups.
+func (p *processor) work(join func() error, joined chan<- error) {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// A thread that joined the pod's cgroups dies with its goroutine
+	// rather than go back to the runtime's pool: it is never unlocked.
+	if join != nil {
+		if err := join(); err != nil {
+			joined <- err
+			return
+		}
+	}
+	joined <- nil
 	for {
 		j := p.next()
 		if j == nil {

@@ -16,7 +16,10 @@ func TestProcessorSharesTheCPU(t *testing.T) {
 		t.Skip(err)
 	}
 	var progress atomic.Int64
-	p := newProcessor(0.5, &progress)
+	p, err := newProcessor(0.5, &progress, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer p.Close()
 	var order []string
 	var mu sync.Mutex
@@ -48,7 +51,10 @@ func TestProcessorCloseReleasesWaiters(t *testing.T) {
 		t.Skip(err)
 	}
 	var progress atomic.Int64
-	p := newProcessor(1, &progress)
+	p, err := newProcessor(1, &progress, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan struct{})
 	go func() {
 		var wg sync.WaitGroup
