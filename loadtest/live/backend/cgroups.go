@@ -12,12 +12,8 @@ import (
 // Cgroups are where a pod's threads go (cgroup v1, one directory per
 // hierarchy): Work for the threads that spend its requests' work, under
 // the pod's quota and counted as its CPU; Server for every other thread of
-// the process, beside them. Empty: the process stays where it was started.
-//
-// A server's own CPU (gRPC, HTTP/2, the metrics, the Go runtime's
-// scheduling) costs one to three milliseconds per request on this
-// machine's two shared cores, as much as a scenario's work; inside the
-// pod's quota it would take the work's place on each request's path.
+// the process, beside them, outside every quota (why: package live's
+// Cgroups). Empty: the threads stay where the process was started.
 type Cgroups struct {
 	Work, Server []string
 }

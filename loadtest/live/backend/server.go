@@ -33,7 +33,7 @@ type Config struct {
 	IP        string
 	// Port and MetricsPort default to the package's Port and MetricsPort.
 	Port, MetricsPort int
-	// CPUAcct is the pod cgroup's cpuacct.usage file: its requests' work.
+	// CPUAcct is the pod cgroup's cpuacct.usage file, its CPU workers'.
 	// ServerCPUAcct is that of the rest of its server, beside the work.
 	CPUAcct, ServerCPUAcct string
 	// Cgroups are where its threads go.
@@ -108,12 +108,8 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Cgroups.joinProcess(); err != nil {
 		return nil, err
 	}
-	var join func() error
-	if len(cfg.Cgroups.Work) > 0 {
-		join = cfg.Cgroups.joinThread
-	}
 	var err error
-	if s.cpu, err = newProcessor(cfg.Limit, &s.burned, join); err != nil {
+	if s.cpu, err = newProcessor(cfg.Limit, &s.burned, cfg.Cgroups.joinThread); err != nil {
 		return nil, err
 	}
 	for _, name := range s.comp.Calls {
