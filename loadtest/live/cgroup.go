@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/artt-dev/artt/loadtest/live/backend"
 )
 
 // The cgroup v1 hierarchies the live loop uses (shared/INFRA.md): cpu for
@@ -58,11 +60,10 @@ func NewCgroups(name string) (*Cgroups, error) {
 	return c, nil
 }
 
-// PodCgroups are where a pod's threads go: the directories its work joins
-// and those the rest of its server joins, and each one's cpuacct.usage
+// PodCgroups are where a pod's threads go, and each part's cpuacct.usage
 // file.
 type PodCgroups struct {
-	Work, Server         []string
+	backend.Cgroups
 	WorkAcct, ServerAcct string
 }
 
@@ -93,7 +94,7 @@ func (c *Cgroups) AddPod(node, pod string, limit float64) (PodCgroups, error) {
 			return PodCgroups{}, err
 		}
 	}
-	return PodCgroups{Work: []string{dir, work}, Server: []string{c.serversDir(), server},
+	return PodCgroups{Cgroups: backend.Cgroups{Work: []string{dir, work}, Server: []string{c.serversDir(), server}},
 		WorkAcct: filepath.Join(work, "cpuacct.usage"), ServerAcct: filepath.Join(server, "cpuacct.usage")}, nil
 }
 
