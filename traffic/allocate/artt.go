@@ -187,13 +187,14 @@ func (a *ARTT) changed(plans map[string]plan) bool {
 }
 
 // route routes every planned component by NTAM and decides, where the
-// handover is on, whether its table or Envoy carries it.
+// handover is on, whether its table or Envoy carries it. Routing and its
+// prices run in parallel; the verdicts settle after, callees first.
 func (a *ARTT) route(x *traffic.Index, plans map[string]plan) ([]traffic.Route, error) {
-	memories := make(map[string]*handoverMemory, len(plans))
+	priced := make(map[string]*handover, len(plans))
 	for component := range plans {
-		memories[component] = a.handover.Get(component)
+		priced[component] = new(handover)
 	}
-	return eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
+	routes, err := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
 		p, ok := plans[component]
 		if !ok {
 			return traffic.Route{}, false, nil
@@ -203,16 +204,38 @@ func (a *ARTT) route(x *traffic.Index, plans map[string]plan) ([]traffic.Route, 
 			demands[i] = traffic.Amount{Node: g.Node, Value: g.Share}
 		}
 		r, ok, err := routeGroups(x, a.memo, p.route, p.groups, p.supplies, demands, a.opts.NTAM)
-		if err != nil || !ok || !a.opts.LeaveToEnvoy {
-			return r, ok, err
+		if err == nil && ok && a.opts.LeaveToEnvoy {
+			*priced[component] = judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component))
 		}
-		h := memories[component].settle(judgeHandover(x, r, p.groups, p.supplies, callersOn(x, component)))
+		return r, ok, err
+	})
+	if err != nil || !a.opts.LeaveToEnvoy {
+		return routes, err
+	}
+	a.handOver(x, plans, routes, priced)
+	return routes, nil
+}
+
+// handOver settles each route's verdict from its prices, callees before
+// their callers (callees.go), and leaves to Envoy those it hands over.
+func (a *ARTT) handOver(x *traffic.Index, plans map[string]plan, routes []traffic.Route, priced map[string]*handover) {
+	at := make(map[string]int, len(routes))
+	names := make([]string, len(routes))
+	for i, r := range routes {
+		at[r.Component], names[i] = i, r.Component
+	}
+	graph := newCallGraph(x)
+	done := make(map[string]judged, len(routes))
+	for _, component := range graph.calleesFirst(names) {
+		r, groups := &routes[at[component]], plans[component].groups
+		below := graph.loadOf(component, groups, done)
+		h := a.handover.Get(component).settle(priced[component].withCallees(below))
+		done[component] = judgedOf(h, *r, groups, below)
 		r.Notes = append(r.Notes, h.note())
 		if h.envoy {
 			r.Envoy, r.Sources, r.SlowLinks, r.RemovedLinks, r.KeptSlowUpToMs, r.Cost = true, nil, 0, 0, 0, h.spreadCost
 		}
-		return r, true, nil
-	})
+	}
 }
 
 // applyHealth observes each group's health and scales its share. Latency is

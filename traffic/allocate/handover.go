@@ -42,6 +42,10 @@ import (
 // nodes fill. Where the blind picks alone would overload a slow pod, the
 // table, which splits by capacity, is kept.
 //
+// A table also fixes which of its callees' queues each request joins,
+// where they run under tables of their own; that is priced too, below
+// each caller, and callees are judged first (callees.go).
+//
 // A component whose rule says ROUND_ROBIN or RANDOM (traffic.PickBlind)
 // has no per-request balancing to hand over to: its callers' picks are
 // blind inside a locality under the table and over every pod without it,
@@ -58,8 +62,9 @@ type handover struct {
 	envoy bool
 	// savingMs is the network time per request (both ways) the table saves
 	// against least-request's spread; queueingMs the mean response time
-	// (queueing and service) it adds, negative where it saves some.
-	savingMs, queueingMs float64
+	// (queueing and service) it adds, negative where it saves some, of
+	// which frozenMs in its callees' queues (callees.go).
+	savingMs, queueingMs, frozenMs float64
 	// spreadCost is least-request's Σ traffic × one-way delay, the route's
 	// Cost when it is left to Envoy.
 	spreadCost float64
@@ -71,12 +76,16 @@ type handover struct {
 	// held explains a verdict in force kept against the prices
 	// (hysteresis.go); empty when the prices decided.
 	held string
+	// prices are the response times the verdict weighed (zero when why
+	// is set); the component's callers read them (callees.go).
+	prices prices
 }
 
 // judgeHandover prices route r, whose Groups carry the shares the table
 // would give, against the callers' own spread of the same traffic (by
 // least-request, or blind: x.Pick); callersOn counts the calling sidecars
-// on each node.
+// on each node. What the table freezes in the component's callees is
+// priced after, callees first (withCallees).
 func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, supplies []traffic.Amount, callersOn map[string]int) handover {
 	for _, g := range r.Groups {
 		if g.Health != "" && g.Health != string(health.Healthy) {
@@ -88,18 +97,46 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 		return handover{why: "no request rate or CPU per request measured yet: table kept"}
 	}
 	blind := x.Pick(r.Component) == traffic.PickBlind
-	queueingMs := tableQueueingMs(r, groups, podRates, lambda, callersOn, blind)
+	p := priceTable(r, groups, podRates, lambda, callersOn, blind)
+	queueingMs := p.queueingMs(blind)
 	spread := ownSpreadCost(x, supplies, groups, ownParts(podRates, blind))
 	savingMs := 2 * (spread - r.Cost)
-	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind}
+	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind, prices: p}
 }
 
-// tableQueueingMs is the mean response time (queueing and service) the
-// table of route r adds against the callers' own picks over every pod,
-// negative where it saves some; +Inf where only per-request balancing can
-// spread the load, -Inf where the callers' own spread overloads a pod and
-// the table does not.
-func tableQueueingMs(r traffic.Route, groups []traffic.Group, podRates [][]float64, lambda float64, callersOn map[string]int, blind bool) float64 {
+// withCallees adds to the table's price what it freezes in the callees'
+// queues (callees.go), at the part of the callers' picks their counts,
+// holding each request through its calls below, would steer.
+func (h handover) withCallees(below calleeLoad) handover {
+	if h.why != "" || h.blind || h.prices.saturated || math.IsInf(h.queueingMs, 0) {
+		// Unpriced, no per-request balancing to hand over to, or decided
+		// by an overload either way.
+		return h
+	}
+	informed := informedFraction(h.prices.lambda, h.prices.rates, h.prices.callers, below.heldSeconds)
+	h.frozenMs = below.frozenMs(informed)
+	h.queueingMs += h.frozenMs
+	h.envoy = h.savingMs <= h.queueingMs
+	return h
+}
+
+// prices are a component's mean response times, in seconds, three ways:
+// under the table, under the callers' own picks over every pod, and with
+// every pod pooled in one queue; and what they were priced on.
+type prices struct {
+	table, own, pooled float64
+	// saturated is true when even the pooled pods cannot serve the load.
+	saturated bool
+	// lambda is the request rate, rates every pod's service rate, callers
+	// the calling sidecars.
+	lambda  float64
+	rates   []float64
+	callers int
+}
+
+// priceTable prices the table of route r and the callers' own picks over
+// every pod.
+func priceTable(r traffic.Route, groups []traffic.Group, podRates [][]float64, lambda float64, callersOn map[string]int, blind bool) prices {
 	shares := make(map[string]float64, len(r.Groups))
 	for _, g := range r.Groups {
 		shares[g.Node] = g.Share
@@ -115,30 +152,39 @@ func tableQueueingMs(r traffic.Route, groups []traffic.Group, podRates [][]float
 			callersTo[t.Node] += callersOn[s.Node]
 		}
 	}
-	var allPods []float64
-	table := 0.0
+	p := prices{lambda: lambda, callers: allCallers}
 	for i, g := range groups {
-		allPods = append(allPods, podRates[i]...)
+		p.rates = append(p.rates, podRates[i]...)
 		if s := shares[g.Node]; s > 0 {
 			w, _ := ownResponse(s*lambda, podRates[i], callersTo[g.Node], blind)
-			table += s * w
+			p.table += s * w
 		}
 	}
-	own, saturated := ownResponse(lambda, allPods, allCallers, blind)
+	p.own, p.saturated = ownResponse(lambda, p.rates, allCallers, blind)
+	p.pooled = pooledResponse(lambda, p.rates)
+	return p
+}
+
+// queueingMs is the mean response time (queueing and service) the table
+// adds against the callers' own picks over every pod, negative where it
+// saves some; +Inf where only per-request balancing can spread the load,
+// -Inf where the callers' own spread overloads a pod and the table does
+// not.
+func (p prices) queueingMs(blind bool) float64 {
 	switch {
-	case saturated || math.IsInf(table, 1) && !blind:
+	case p.saturated || math.IsInf(p.table, 1) && !blind:
 		// Saturated whatever the split, or by the table's: only per-request
 		// balancing spreads the excess by each pod's speed.
 		return math.Inf(1)
-	case math.IsInf(own, 1):
+	case math.IsInf(p.own, 1):
 		// The callers' own spread overloads a pod: blind picks land on
 		// every pod alike, and where the table overloads one too, its split
 		// by capacity spreads the excess better than theirs.
 		return math.Inf(-1)
-	case math.IsInf(table, 1):
+	case math.IsInf(p.table, 1):
 		return math.Inf(1)
 	}
-	return 1000 * (table - own)
+	return 1000 * (p.table - p.own)
 }
 
 // ownParts weighs each group's part of the callers' own spread: its
@@ -193,11 +239,7 @@ func ownResponse(lambda float64, rates []float64, callers int, blind bool) (seco
 	if !blind {
 		return leastRequestResponse(lambda, rates, callers)
 	}
-	capacity := 0.0
-	for _, mu := range rates {
-		capacity += mu
-	}
-	return blindResponse(lambda, rates, capacity, 0), false
+	return blindResponse(lambda, rates, capacityOf(rates), 0), false
 }
 
 // leastRequestResponse is the mean response time when callers sidecars
@@ -207,26 +249,50 @@ func ownResponse(lambda float64, rates []float64, callers int, blind bool) (seco
 // cannot serve lambda; the time is +Inf then, and also when only the blind
 // picks cannot.
 func leastRequestResponse(lambda float64, rates []float64, callers int) (seconds float64, saturated bool) {
+	pooled := pooledResponse(lambda, rates)
+	if math.IsInf(pooled, 1) {
+		return pooled, true
+	}
+	// The counts tell pods' own queues apart only by the requests they
+	// hold there, each for its own response: what a request spends
+	// downstream thickens the counts with waits that are not the pod's
+	// queue (callees.go prices those).
+	informed := informedFraction(lambda, rates, callers, 0)
+	// Blind picks land on every pod alike, each pod its own queue, loaded
+	// by the informed picks in proportion to capacity and by the blind
+	// ones evenly.
+	blind := blindResponse(lambda, rates, capacityOf(rates), informed)
+	return informed*pooled + (1-informed)*blind, false
+}
+
+// informedFraction is the part of the callers' picks whose two draws their
+// counts tell apart: the chance that the pods differ and that their counts
+// do, each count Poisson with the requests in flight (Little's law, each
+// held for its response on the uniform split every blind pick makes, and
+// heldSeconds more) per caller–pod pair. Where that split overloads a pod,
+// its counts are thick and never tie.
+func informedFraction(lambda float64, rates []float64, callers int, heldSeconds float64) float64 {
 	k := float64(len(rates))
+	q := lambda * (blindResponse(lambda, rates, capacityOf(rates), 0) + heldSeconds) / (float64(max(callers, 1)) * k)
+	return (1 - 1/k) * (1 - queueing.TieProbability(q))
+}
+
+// pooledResponse is the mean response time of the pods pooled in one
+// queue of their mean speed: least-request's limit where every pick is
+// informed. +Inf when they cannot serve lambda.
+func pooledResponse(lambda float64, rates []float64) float64 {
+	k := float64(len(rates))
+	capacity := capacityOf(rates)
+	return queueing.MeanWait(len(rates), lambda, capacity/k) + k/capacity
+}
+
+// capacityOf is the requests per second the pods serve together.
+func capacityOf(rates []float64) float64 {
 	capacity := 0.0
 	for _, mu := range rates {
 		capacity += mu
 	}
-	pooled := queueing.MeanWait(len(rates), lambda, capacity/k) + k/capacity
-	if math.IsInf(pooled, 1) {
-		return pooled, true
-	}
-	// The informed fraction, from the requests in flight (Little's law)
-	// spread over every caller–pod pair, on the uniform split every pick
-	// would make blind. Where that split overloads a pod, its counts are
-	// thick and never tie.
-	q := lambda * blindResponse(lambda, rates, capacity, 0) / (float64(max(callers, 1)) * k)
-	informed := (1 - 1/k) * (1 - queueing.TieProbability(q))
-	// Blind picks land on every pod alike, each pod its own queue, loaded
-	// by the informed picks in proportion to capacity and by the blind
-	// ones evenly.
-	blind := blindResponse(lambda, rates, capacity, informed)
-	return informed*pooled + (1-informed)*blind, false
+	return capacity
 }
 
 // blindResponse is the mean response time of a request sent to a pod
@@ -248,13 +314,13 @@ func blindResponse(lambda float64, rates []float64, capacity, informed float64) 
 // served nothing yet). ok is false when the rate or every group's cost is
 // unknown.
 func serviceRates(groups []traffic.Group) (lambda float64, podRates [][]float64, ok bool) {
+	lambda = requestRate(groups)
+	if math.IsNaN(lambda) {
+		return 0, nil, false
+	}
 	var cpu, served float64
 	for _, g := range groups {
 		for _, r := range g.Replicas {
-			if math.IsNaN(r.Requests) {
-				return 0, nil, false
-			}
-			lambda += r.Requests
 			if r.Requests > 0 && !math.IsNaN(r.CPU) {
 				cpu += r.CPU
 				served += r.Requests
@@ -323,10 +389,19 @@ func (h handover) queueingPhrase(save, add string) string {
 	case math.IsInf(h.queueingMs, -1):
 		return "spares least-request's blind split, which would overload a slow pod"
 	case h.queueingMs < 0:
-		return fmt.Sprintf("%s %.2f ms of queueing and service", save, -h.queueingMs)
+		return fmt.Sprintf("%s %.2f ms of queueing and service%s", save, -h.queueingMs, h.frozenPhrase())
 	default:
-		return fmt.Sprintf("%s %.2f ms of queueing and service", add, h.queueingMs)
+		return fmt.Sprintf("%s %.2f ms of queueing and service%s", add, h.queueingMs, h.frozenPhrase())
 	}
+}
+
+// frozenPhrase says how much of the price is the callees' queues the table
+// would hold apart.
+func (h handover) frozenPhrase() string {
+	if h.frozenMs == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.2f ms of it in its callees' queues, which its callers' counts would even out", h.frozenMs)
 }
 
 // delayBuffers keeps the arrays judgeHandover reads a component's delays

@@ -181,7 +181,7 @@ func TestHandoverNeedsMeasurementsAndHealthyGroups(t *testing.T) {
 // only per-request balancing spreads the excess by speed.
 func TestHandoverLeavesASaturatedComponentToEnvoy(t *testing.T) {
 	r := routeB(t, DefaultOptions(), callerCallee(3, 3, 1, 300, 12.5, 10))
-	if !r.Envoy || !math.IsInf(judgeHandoverOf(t, callerCallee(3, 3, 1, 300, 12.5, 10)).queueingMs, 1) {
+	if !r.Envoy || !math.IsInf(judgeHandoverOf(t, callerCallee(3, 3, 1, 300, 12.5, 10), calleeLoad{}).queueingMs, 1) {
 		t.Errorf("saturated: envoy %v, notes %q; want Envoy with infinite queueing", r.Envoy, r.Notes)
 	}
 }
@@ -195,8 +195,9 @@ func TestHandoverCanBeSwitchedOff(t *testing.T) {
 	}
 }
 
-// judgeHandoverOf prices B's table in a fresh ARTT's first allocation.
-func judgeHandoverOf(t *testing.T, s traffic.Snapshot) handover {
+// judgeHandoverOf prices B's table in a fresh ARTT's first allocation, with
+// what B's callees add below it.
+func judgeHandoverOf(t *testing.T, s traffic.Snapshot, below calleeLoad) handover {
 	t.Helper()
 	opts := DefaultOptions()
 	opts.LeaveToEnvoy = false
@@ -206,7 +207,7 @@ func judgeHandoverOf(t *testing.T, s traffic.Snapshot) handover {
 		t.Fatal(err)
 	}
 	groups, supplies, _ := problem(x, "B")
-	return judgeHandover(x, r, groups, supplies, callersOn(x, "B"))
+	return judgeHandover(x, r, groups, supplies, callersOn(x, "B")).withCallees(below)
 }
 
 // Blind picks (sidecars far too many for their counts to differ) land on

@@ -1,0 +1,109 @@
+package allocate
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/artt-dev/artt/traffic"
+)
+
+func row(node string, to ...traffic.Amount) traffic.Source {
+	return traffic.Source{Node: node, To: to}
+}
+
+// A caller's choice of node moves only the traffic its nodes' rows send to
+// different places.
+func TestSteerableCountsWhatTheRowsSendApart(t *testing.T) {
+	a, b := traffic.Amount{Node: "a", Value: 1}, traffic.Amount{Node: "b", Value: 1}
+	half := []traffic.Amount{{Node: "a", Value: 0.5}, {Node: "b", Value: 0.5}}
+	for _, c := range []struct {
+		name  string
+		rows  []traffic.Source
+		nodes []string
+		want  float64
+	}{
+		{"each node to its own", []traffic.Source{row("a", a), row("b", b)}, []string{"a", "b"}, 1},
+		{"rows alike", []traffic.Source{row("a", half...), row("b", half...)}, []string{"a", "b"}, 0},
+		{"half shared", []traffic.Source{row("a", half...), row("b", b)}, []string{"a", "b"}, 0.5},
+		{"one caller node", []traffic.Source{row("a", a), row("b", b)}, []string{"a"}, 0},
+		{"other callers' rows left out", []traffic.Source{row("a", a), row("b", b), row("c", half...)}, []string{"a", "b"}, 1},
+	} {
+		if got := steerable(c.rows, c.nodes); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: steerable %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func graphOf(calls ...[2]string) callGraph {
+	var s traffic.Snapshot
+	for _, c := range calls {
+		s.Calls = append(s.Calls, traffic.Call{From: c[0], To: c[1], Rate: math.NaN()})
+	}
+	return newCallGraph(&traffic.Index{Snapshot: s})
+}
+
+// Callees are judged before their callers; a cycle is broken at its first
+// member, after which the rest of it and its callers follow.
+func TestCalleesAreJudgedBeforeTheirCallers(t *testing.T) {
+	chain := graphOf([2]string{"A", "B"}, [2]string{"B", "C"}, [2]string{"A", "C"})
+	if got, want := chain.calleesFirst([]string{"A", "B", "C"}), []string{"C", "B", "A"}; !slices.Equal(got, want) {
+		t.Errorf("chain: %v, want %v", got, want)
+	}
+	cycle := graphOf([2]string{"A", "B"}, [2]string{"B", "C"}, [2]string{"C", "B"}, [2]string{"D", "E"})
+	if got, want := cycle.calleesFirst([]string{"A", "B", "C", "D", "E"}), []string{"E", "D", "B", "A", "C"}; !slices.Equal(got, want) {
+		t.Errorf("cycle: %v, want %v", got, want)
+	}
+}
+
+// A caller whose requests make two calls each to a callee under a table
+// that sends each caller node to its own node: each request holds its
+// count through both calls, and its table freezes both calls' excess over
+// the callee's pods pooled.
+func TestACallerCarriesItsCalleesWaits(t *testing.T) {
+	g := graphOf([2]string{"A", "B"})
+	groups := []traffic.Group{
+		{Node: "a", Replicas: []traffic.Replica{{Requests: 100}}},
+		{Node: "b", Replicas: []traffic.Replica{{Requests: 50}}},
+	}
+	b := judged{lambda: 300, responseSeconds: 0.02, unpooledSeconds: 0.01, rows: []traffic.Source{
+		row("a", traffic.Amount{Node: "a", Value: 1}), row("b", traffic.Amount{Node: "b", Value: 1}),
+	}}
+	got := g.loadOf("A", groups, map[string]judged{"B": b})
+	if math.Abs(got.heldSeconds-0.04) > 1e-12 || math.Abs(got.frozenSeconds-0.02) > 1e-12 {
+		t.Errorf("held %v s, frozen %v s; want 2 calls × 0.02 s and 2 calls × 0.01 s", got.heldSeconds, got.frozenSeconds)
+	}
+	b.rows, b.unpooledSeconds = nil, 0 // B left to its callers' picks
+	if got := g.loadOf("A", groups, map[string]judged{"B": b}); got.frozenSeconds != 0 || math.Abs(got.heldSeconds-0.04) > 1e-12 {
+		t.Errorf("B without a table: held %v s, frozen %v s; want 0.04 s held and nothing frozen", got.heldSeconds, got.frozenSeconds)
+	}
+	if got := g.loadOf("A", groups, nil); got != (calleeLoad{}) {
+		t.Errorf("B not judged yet: %+v, want nothing", got)
+	}
+}
+
+// B's table pays on 10 ms links (TestHandoverKeepsTheTableWhenTheNetworkPays).
+// What it freezes in B's callees, at the part of the callers' picks their
+// counts inform, is a price like its own queueing: past the table's margin
+// the table goes; at half of it, it stays. Waits below hold the callers'
+// counts longer, so more of their picks are informed.
+func TestAFrozenCalleeIsPricedInTheTable(t *testing.T) {
+	s := callerCallee(3, 3, 1, 180, 12.5, 10)
+	alone := judgeHandoverOf(t, s, calleeLoad{})
+	margin := alone.savingMs - alone.queueingMs
+	p := alone.prices
+	informed := informedFraction(p.lambda, p.rates, p.callers, 0)
+	if alone.envoy || !(margin > 0) || !(informed > 0) {
+		t.Fatalf("B alone: envoy %v, margin %v ms, informed %v; want a table with a margin and informed picks", alone.envoy, margin, informed)
+	}
+	frozen := func(ms float64) calleeLoad { return calleeLoad{frozenSeconds: ms / 1000 / informed} }
+	if h := judgeHandoverOf(t, s, frozen(2*margin)); !h.envoy || math.Abs(h.queueingMs-alone.queueingMs-2*margin) > 1e-9 || math.Abs(h.frozenMs-2*margin) > 1e-9 {
+		t.Errorf("freezing twice the margin below: envoy %v, queueing %v ms (%v frozen); want it left to Envoy at %v ms", h.envoy, h.queueingMs, h.frozenMs, alone.queueingMs+2*margin)
+	}
+	if h := judgeHandoverOf(t, s, frozen(margin/2)); h.envoy {
+		t.Errorf("freezing half the margin below: left to Envoy; want the table kept")
+	}
+	if held := informedFraction(p.lambda, p.rates, p.callers, 0.05); !(held > informed) {
+		t.Errorf("informed fraction %v with 50 ms held below, %v without; want more", held, informed)
+	}
+}
