@@ -168,9 +168,9 @@ func (g callGraph) reaches(from, target string, pending, seen map[string]bool) b
 func (g callGraph) loadOf(component string, groups []traffic.Group, done map[string]judged) calleeLoad {
 	var load calleeLoad
 	lambda := requestRate(groups)
-	nodes := make([]string, len(groups))
-	for i, grp := range groups {
-		nodes[i] = grp.Node
+	nodes := make(map[string]bool, len(groups))
+	for _, grp := range groups {
+		nodes[grp.Node] = true
 	}
 	for _, d := range g.callees[component] {
 		j, ok := done[d]
@@ -216,11 +216,11 @@ func (g callGraph) callsPerRequest(caller, callee string, callerRate, calleeRate
 // which of the given caller nodes sent it: 1 − Σ over destinations of the
 // least any of their rows sends there. Rows alike, or one caller node,
 // steer nothing.
-func steerable(rows []traffic.Source, nodes []string) float64 {
+func steerable(rows []traffic.Source, nodes map[string]bool) float64 {
 	var common map[string]float64
 	seen := 0
 	for _, src := range rows {
-		if !slices.Contains(nodes, src.Node) {
+		if !nodes[src.Node] {
 			continue
 		}
 		row := make(map[string]float64, len(src.To))

@@ -29,7 +29,11 @@ func TestSteerableCountsWhatTheRowsSendApart(t *testing.T) {
 		{"one caller node", []traffic.Source{row("a", a), row("b", b)}, []string{"a"}, 0},
 		{"other callers' rows left out", []traffic.Source{row("a", a), row("b", b), row("c", half...)}, []string{"a", "b"}, 1},
 	} {
-		if got := steerable(c.rows, c.nodes); math.Abs(got-c.want) > 1e-12 {
+		nodes := make(map[string]bool)
+		for _, n := range c.nodes {
+			nodes[n] = true
+		}
+		if got := steerable(c.rows, nodes); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: steerable %v, want %v", c.name, got, c.want)
 		}
 	}
