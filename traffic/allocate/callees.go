@@ -217,21 +217,23 @@ func (g callGraph) callsPerRequest(caller, callee string, callerRate, calleeRate
 // least any of their rows sends there. Rows alike, or one caller node,
 // steer nothing.
 func steerable(rows []traffic.Source, nodes map[string]bool) float64 {
-	var common map[string]float64
+	var common map[string]float64 // the least each destination gets, over the rows so far
 	seen := 0
 	for _, src := range rows {
 		if !nodes[src.Node] {
 			continue
 		}
-		row := make(map[string]float64, len(src.To))
-		for _, t := range src.To {
-			if common == nil || t.Value < common[t.Node] {
-				row[t.Node] = t.Value
-			} else {
-				row[t.Node] = common[t.Node]
+		seen++
+		if common == nil {
+			common = make(map[string]float64, len(src.To))
+			for _, t := range src.To {
+				common[t.Node] = t.Value
 			}
+			continue
 		}
-		common, seen = row, seen+1
+		for n, least := range common {
+			common[n] = math.Min(least, sentTo(src.To, n))
+		}
 	}
 	if seen < 2 {
 		return 0
@@ -241,6 +243,17 @@ func steerable(rows []traffic.Source, nodes map[string]bool) float64 {
 		shared += v
 	}
 	return math.Max(0, 1-shared)
+}
+
+// sentTo is the fraction a row sends to node (0 when none). Rows list a
+// few destinations, so a scan beats an index.
+func sentTo(to []traffic.Amount, node string) float64 {
+	for _, t := range to {
+		if t.Node == node {
+			return t.Value
+		}
+	}
+	return 0
 }
 
 // requestRate is the requests per second the groups serve, NaN when a
