@@ -3,6 +3,7 @@ package allocate
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/artt-dev/artt/traffic"
@@ -109,5 +110,40 @@ func TestAFrozenCalleeIsPricedInTheTable(t *testing.T) {
 	}
 	if held := informedFraction(p.lambda, p.rates, p.callers, 0.05); !(held > informed) {
 		t.Errorf("informed fraction %v with 50 ms held below, %v without; want more", held, informed)
+	}
+}
+
+// gatewayOver is callerCallee with a gateway G on n0 calling A.
+func gatewayOver(delayMs float64) traffic.Snapshot {
+	s := callerCallee(3, 3, 1, 180, 12.5, delayMs)
+	s.Components = append(s.Components, traffic.Component{Name: "G"})
+	s.Calls = append(s.Calls, traffic.Call{From: "G", To: "A", Rate: math.NaN()})
+	s.Replicas = append(s.Replicas, traffic.Replica{
+		Name: "g-0", Component: "G", Node: "n0", Ready: true,
+		CPU: math.NaN(), Requests: math.NaN(), LatencyP95: math.NaN(), ErrorRate: math.NaN(),
+	})
+	return s
+}
+
+// Through a whole cycle: where B keeps its table (10 ms links), each of A's
+// nodes sends B's calls to its own node, and A's price carries B's queues;
+// where B is left to Envoy (0.4 ms), A's carries nothing of B's.
+func TestACallersPriceReadsItsCalleesVerdictOfTheCycle(t *testing.T) {
+	for _, c := range []struct {
+		delayMs float64
+		frozen  bool
+	}{{10, true}, {0.4, false}} {
+		alloc, err := NewARTT(DefaultOptions()).Allocate(gatewayOver(c.delayMs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, okA := alloc.Route("A")
+		b, okB := alloc.Route("B")
+		if !okA || !okB || b.Envoy == c.frozen {
+			t.Fatalf("%v ms links: routes A %v, B %v (B left to Envoy: %v); want both, B's table %v", c.delayMs, okA, okB, b.Envoy, c.frozen)
+		}
+		if got := strings.Contains(strings.Join(a.Notes, " "), "in its callees' queues"); got != c.frozen {
+			t.Errorf("%v ms links: A's notes %q; want B's queues priced in them: %v", c.delayMs, a.Notes, c.frozen)
+		}
 	}
 }
