@@ -147,3 +147,20 @@ func TestACallersPriceReadsItsCalleesVerdictOfTheCycle(t *testing.T) {
 		}
 	}
 }
+
+// A cycle in the call graph (B calls A back) is judged too: every component
+// gets its route and verdict.
+func TestACycleOfCallsIsJudged(t *testing.T) {
+	s := gatewayOver(10)
+	s.Calls = append(s.Calls, traffic.Call{From: "B", To: "A", Rate: 20})
+	alloc, err := NewARTT(DefaultOptions()).Allocate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"A", "B"} {
+		r, ok := alloc.Route(c)
+		if !ok || !(hasNote(r, "table written") || hasNote(r, "left to Envoy")) {
+			t.Errorf("%s in a cycle: route %v, notes %q; want a priced verdict", c, ok, r.Notes)
+		}
+	}
+}
