@@ -58,6 +58,7 @@ type Index struct {
 	delays   delayTable
 	groups   map[string][]Group
 	callsTo  map[string][]Call
+	callees  map[string][]string
 	comps    []string
 	picks    map[string]Pick
 	replicas map[string]Replica
@@ -84,6 +85,7 @@ func NewIndex(s Snapshot) (*Index, error) {
 		nodes:    make(map[string]Node, len(s.Nodes)),
 		groups:   make(map[string][]Group),
 		callsTo:  make(map[string][]Call),
+		callees:  make(map[string][]string),
 		picks:    make(map[string]Pick, len(s.Components)),
 		replicas: make(map[string]Replica, len(s.Replicas)),
 	}
@@ -97,6 +99,11 @@ func NewIndex(s Snapshot) (*Index, error) {
 	slices.Sort(x.comps)
 	for _, c := range s.Calls {
 		x.callsTo[c.To] = append(x.callsTo[c.To], c)
+		x.callees[c.From] = append(x.callees[c.From], c.To)
+	}
+	for from, to := range x.callees {
+		slices.Sort(to)
+		x.callees[from] = slices.Compact(to)
 	}
 	// Count each group first, so its replicas go into one allocation of
 	// the right size instead of a slice grown replica by replica.
@@ -202,14 +209,10 @@ func (x *Index) Downstreams() []string {
 }
 
 // CallsOut reports whether a component calls any other.
-func (x *Index) CallsOut(component string) bool {
-	for _, c := range x.Snapshot.Calls {
-		if c.From == component {
-			return true
-		}
-	}
-	return false
-}
+func (x *Index) CallsOut(component string) bool { return len(x.callees[component]) > 0 }
+
+// Callees returns the components a component calls, sorted.
+func (x *Index) Callees(component string) []string { return x.callees[component] }
 
 // Upstreams returns the components calling a component, sorted.
 func (x *Index) Upstreams(component string) []string {
@@ -228,23 +231,51 @@ func (x *Index) Upstreams(component string) []string {
 // proportion to the requests they served (by replica count when unknown).
 func (x *Index) Supplies(downstream string) []Amount {
 	calls := x.callsTo[downstream]
+	weights := callWeights(calls)
+	supply := make(map[string]float64)
+	for i, c := range calls {
+		for _, a := range x.servedShares(c.From) {
+			supply[a.Node] += weights[i] * a.Value
+		}
+	}
+	return normalize(supply)
+}
+
+// CallerShare is the part of a downstream component's incoming traffic
+// that upstream sends it, weighed as Supplies weighs its callers; 0 when
+// upstream does not call it, or every weight is zero.
+func (x *Index) CallerShare(upstream, downstream string) float64 {
+	calls := x.callsTo[downstream]
+	total, mine := 0.0, 0.0
+	for i, w := range callWeights(calls) {
+		total += w
+		if calls[i].From == upstream {
+			mine += w
+		}
+	}
+	if !(total > 0) {
+		return 0
+	}
+	return mine / total
+}
+
+// callWeights weighs each call by its measured rate, or every call alike
+// when any rate is unknown.
+func callWeights(calls []Call) []float64 {
 	rateKnown := true
 	for _, c := range calls {
 		if math.IsNaN(c.Rate) {
 			rateKnown = false
 		}
 	}
-	supply := make(map[string]float64)
-	for _, c := range calls {
-		w := 1.0
+	weights := make([]float64, len(calls))
+	for i, c := range calls {
+		weights[i] = 1
 		if rateKnown {
-			w = c.Rate
-		}
-		for _, a := range x.servedShares(c.From) {
-			supply[a.Node] += w * a.Value
+			weights[i] = c.Rate
 		}
 	}
-	return normalize(supply)
+	return weights
 }
 
 // servedShares spreads a component over its groups in proportion to the

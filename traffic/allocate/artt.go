@@ -224,11 +224,10 @@ func (a *ARTT) handOver(x *traffic.Index, plans map[string]plan, routes []traffi
 	for i, r := range routes {
 		at[r.Component], names[i] = i, r.Component
 	}
-	graph := newCallGraph(x)
 	done := make(map[string]judged, len(routes))
-	for _, component := range graph.calleesFirst(names) {
+	for _, component := range calleesFirst(x, names) {
 		r, groups := &routes[at[component]], plans[component].groups
-		below := graph.loadOf(component, groups, done)
+		below := calleeLoadOf(x, component, groups, done)
 		h := a.handover.Get(component).settle(priced[component].withCallees(below))
 		done[component] = judgedOf(h, *r, groups, below)
 		r.Notes = append(r.Notes, h.note())

@@ -78,29 +78,10 @@ func judgedOf(h handover, r traffic.Route, groups []traffic.Group, below calleeL
 	return j
 }
 
-// callGraph is the snapshot's calls, indexed both ways.
-type callGraph struct {
-	callees map[string][]string
-	callers map[string][]traffic.Call
-}
-
-func newCallGraph(x *traffic.Index) callGraph {
-	g := callGraph{callees: make(map[string][]string), callers: make(map[string][]traffic.Call)}
-	for _, c := range x.Snapshot.Calls {
-		g.callees[c.From] = append(g.callees[c.From], c.To)
-		g.callers[c.To] = append(g.callers[c.To], c)
-	}
-	for from, to := range g.callees {
-		slices.Sort(to)
-		g.callees[from] = slices.Compact(to)
-	}
-	return g
-}
-
 // calleesFirst orders components so that each comes after every callee
 // among them; a cycle is broken at its first component in sorted order.
 // The order does not depend on the input's.
-func (g callGraph) calleesFirst(components []string) []string {
+func calleesFirst(x *traffic.Index, components []string) []string {
 	pending := make(map[string]bool, len(components))
 	for _, c := range components {
 		pending[c] = true
@@ -110,14 +91,14 @@ func (g callGraph) calleesFirst(components []string) []string {
 	for len(pending) > 0 {
 		var ready []string
 		for _, c := range sorted {
-			if pending[c] && !slices.ContainsFunc(g.callees[c], func(d string) bool { return pending[d] }) {
+			if pending[c] && !slices.ContainsFunc(x.Callees(c), func(d string) bool { return pending[d] }) {
 				ready = append(ready, c)
 			}
 		}
 		if len(ready) == 0 {
 			// Every pending component waits on another: some wait in a
 			// cycle. Its first goes alone, judged without the rest of it.
-			ready = []string{g.firstOnCycle(sorted, pending)}
+			ready = []string{firstOnCycle(x, sorted, pending)}
 		}
 		for _, c := range ready {
 			delete(pending, c)
@@ -130,7 +111,7 @@ func (g callGraph) calleesFirst(components []string) []string {
 // firstOnCycle is the first of sorted that is pending and reaches itself
 // through pending callees. There is one whenever every pending component
 // has a pending callee: following callees must come back somewhere.
-func (g callGraph) firstOnCycle(sorted []string, pending map[string]bool) string {
+func firstOnCycle(x *traffic.Index, sorted []string, pending map[string]bool) string {
 	first := ""
 	for _, c := range sorted {
 		if !pending[c] {
@@ -139,7 +120,7 @@ func (g callGraph) firstOnCycle(sorted []string, pending map[string]bool) string
 		if first == "" {
 			first = c
 		}
-		if g.reaches(c, c, pending, map[string]bool{}) {
+		if reaches(x, c, c, pending, map[string]bool{}) {
 			return c
 		}
 	}
@@ -147,8 +128,8 @@ func (g callGraph) firstOnCycle(sorted []string, pending map[string]bool) string
 }
 
 // reaches reports whether target is a pending callee of from, at any depth.
-func (g callGraph) reaches(from, target string, pending, seen map[string]bool) bool {
-	for _, d := range g.callees[from] {
+func reaches(x *traffic.Index, from, target string, pending, seen map[string]bool) bool {
+	for _, d := range x.Callees(from) {
 		if !pending[d] || seen[d] {
 			continue
 		}
@@ -156,28 +137,28 @@ func (g callGraph) reaches(from, target string, pending, seen map[string]bool) b
 			return true
 		}
 		seen[d] = true
-		if g.reaches(d, target, pending, seen) {
+		if reaches(x, d, target, pending, seen) {
 			return true
 		}
 	}
 	return false
 }
 
-// loadOf sums what the callees judged so far add to each request of
+// calleeLoadOf sums what the callees judged so far add to each request of
 // component, whose groups are given.
-func (g callGraph) loadOf(component string, groups []traffic.Group, done map[string]judged) calleeLoad {
+func calleeLoadOf(x *traffic.Index, component string, groups []traffic.Group, done map[string]judged) calleeLoad {
 	var load calleeLoad
 	lambda := requestRate(groups)
 	nodes := make(map[string]bool, len(groups))
 	for _, grp := range groups {
 		nodes[grp.Node] = true
 	}
-	for _, d := range g.callees[component] {
+	for _, d := range x.Callees(component) {
 		j, ok := done[d]
 		if !ok {
 			continue
 		}
-		calls := g.callsPerRequest(component, d, lambda, j.lambda)
+		calls := callsPerRequest(x, component, d, lambda, j.lambda)
 		if !(calls > 0) || math.IsNaN(j.responseSeconds) {
 			continue
 		}
@@ -190,26 +171,14 @@ func (g callGraph) loadOf(component string, groups []traffic.Group, done map[str
 }
 
 // callsPerRequest is how many calls to callee one request of caller makes:
-// the callee's requests divided among its callers as Index.Supplies
-// divides them (by measured call rate, equally where a rate is unknown),
-// over the caller's requests. 0 when a rate it needs is unknown.
-func (g callGraph) callsPerRequest(caller, callee string, callerRate, calleeRate float64) float64 {
+// the callee's requests, the caller's part of them as Index.Supplies
+// weighs its callers, over the caller's requests. 0 when a rate it needs
+// is unknown.
+func callsPerRequest(x *traffic.Index, caller, callee string, callerRate, calleeRate float64) float64 {
 	if !(callerRate > 0 && calleeRate > 0) {
 		return 0
 	}
-	in := g.callers[callee]
-	share := 1 / float64(len(in))
-	total, mine := 0.0, 0.0
-	for _, c := range in {
-		total += c.Rate
-		if c.From == caller {
-			mine += c.Rate
-		}
-	}
-	if total > 0 && !math.IsNaN(total) {
-		share = mine / total
-	}
-	return calleeRate * share / callerRate
+	return calleeRate * x.CallerShare(caller, callee) / callerRate
 }
 
 // steerable is the part of a table's traffic whose destination depends on
@@ -217,7 +186,7 @@ func (g callGraph) callsPerRequest(caller, callee string, callerRate, calleeRate
 // least any of their rows sends there. Rows alike, or one caller node,
 // steer nothing.
 func steerable(rows []traffic.Source, nodes map[string]bool) float64 {
-	var common map[string]float64 // the least each destination gets, over the rows so far
+	var common []traffic.Amount // the least each destination gets, over the rows so far
 	seen := 0
 	for _, src := range rows {
 		if !nodes[src.Node] {
@@ -225,22 +194,19 @@ func steerable(rows []traffic.Source, nodes map[string]bool) float64 {
 		}
 		seen++
 		if common == nil {
-			common = make(map[string]float64, len(src.To))
-			for _, t := range src.To {
-				common[t.Node] = t.Value
-			}
+			common = slices.Clone(src.To)
 			continue
 		}
-		for n, least := range common {
-			common[n] = math.Min(least, sentTo(src.To, n))
+		for i, c := range common {
+			common[i].Value = math.Min(c.Value, sentTo(src.To, c.Node))
 		}
 	}
 	if seen < 2 {
 		return 0
 	}
 	shared := 0.0
-	for _, v := range common {
-		shared += v
+	for _, c := range common { // in the row's node order: the same sum every run
+		shared += c.Value
 	}
 	return math.Max(0, 1-shared)
 }

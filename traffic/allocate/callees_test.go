@@ -40,23 +40,36 @@ func TestSteerableCountsWhatTheRowsSendApart(t *testing.T) {
 	}
 }
 
-func graphOf(calls ...[2]string) callGraph {
+// graphOf indexes a snapshot of the given calls alone (rates unknown).
+func graphOf(t *testing.T, calls ...[2]string) *traffic.Index {
+	t.Helper()
 	var s traffic.Snapshot
+	seen := map[string]bool{}
 	for _, c := range calls {
+		for _, name := range c {
+			if !seen[name] {
+				seen[name] = true
+				s.Components = append(s.Components, traffic.Component{Name: name})
+			}
+		}
 		s.Calls = append(s.Calls, traffic.Call{From: c[0], To: c[1], Rate: math.NaN()})
 	}
-	return newCallGraph(&traffic.Index{Snapshot: s})
+	x, err := traffic.NewIndex(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
 
 // Callees are judged before their callers; a cycle is broken at its first
 // member, after which the rest of it and its callers follow.
 func TestCalleesAreJudgedBeforeTheirCallers(t *testing.T) {
-	chain := graphOf([2]string{"A", "B"}, [2]string{"B", "C"}, [2]string{"A", "C"})
-	if got, want := chain.calleesFirst([]string{"A", "B", "C"}), []string{"C", "B", "A"}; !slices.Equal(got, want) {
+	chain := graphOf(t, [2]string{"A", "B"}, [2]string{"B", "C"}, [2]string{"A", "C"})
+	if got, want := calleesFirst(chain, []string{"A", "B", "C"}), []string{"C", "B", "A"}; !slices.Equal(got, want) {
 		t.Errorf("chain: %v, want %v", got, want)
 	}
-	cycle := graphOf([2]string{"A", "B"}, [2]string{"B", "C"}, [2]string{"C", "B"}, [2]string{"D", "E"})
-	if got, want := cycle.calleesFirst([]string{"A", "B", "C", "D", "E"}), []string{"E", "D", "B", "A", "C"}; !slices.Equal(got, want) {
+	cycle := graphOf(t, [2]string{"A", "B"}, [2]string{"B", "C"}, [2]string{"C", "B"}, [2]string{"D", "E"})
+	if got, want := calleesFirst(cycle, []string{"A", "B", "C", "D", "E"}), []string{"E", "D", "B", "A", "C"}; !slices.Equal(got, want) {
 		t.Errorf("cycle: %v, want %v", got, want)
 	}
 }
@@ -66,7 +79,7 @@ func TestCalleesAreJudgedBeforeTheirCallers(t *testing.T) {
 // count through both calls, and its table freezes both calls' excess over
 // the callee's pods pooled.
 func TestACallerCarriesItsCalleesWaits(t *testing.T) {
-	g := graphOf([2]string{"A", "B"})
+	x := graphOf(t, [2]string{"A", "B"})
 	groups := []traffic.Group{
 		{Node: "a", Replicas: []traffic.Replica{{Requests: 100}}},
 		{Node: "b", Replicas: []traffic.Replica{{Requests: 50}}},
@@ -74,15 +87,15 @@ func TestACallerCarriesItsCalleesWaits(t *testing.T) {
 	b := judged{lambda: 300, responseSeconds: 0.02, unpooledSeconds: 0.01, rows: []traffic.Source{
 		row("a", traffic.Amount{Node: "a", Value: 1}), row("b", traffic.Amount{Node: "b", Value: 1}),
 	}}
-	got := g.loadOf("A", groups, map[string]judged{"B": b})
+	got := calleeLoadOf(x, "A", groups, map[string]judged{"B": b})
 	if math.Abs(got.heldSeconds-0.04) > 1e-12 || math.Abs(got.frozenSeconds-0.02) > 1e-12 {
 		t.Errorf("held %v s, frozen %v s; want 2 calls × 0.02 s and 2 calls × 0.01 s", got.heldSeconds, got.frozenSeconds)
 	}
 	b.rows, b.unpooledSeconds = nil, 0 // B left to its callers' picks
-	if got := g.loadOf("A", groups, map[string]judged{"B": b}); got.frozenSeconds != 0 || math.Abs(got.heldSeconds-0.04) > 1e-12 {
+	if got := calleeLoadOf(x, "A", groups, map[string]judged{"B": b}); got.frozenSeconds != 0 || math.Abs(got.heldSeconds-0.04) > 1e-12 {
 		t.Errorf("B without a table: held %v s, frozen %v s; want 0.04 s held and nothing frozen", got.heldSeconds, got.frozenSeconds)
 	}
-	if got := g.loadOf("A", groups, nil); got != (calleeLoad{}) {
+	if got := calleeLoadOf(x, "A", groups, nil); got != (calleeLoad{}) {
 		t.Errorf("B not judged yet: %+v, want nothing", got)
 	}
 }
