@@ -145,11 +145,43 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 // ready pods, for hold.
 func steady(t *testing.T, want int32, hold, timeout time.Duration) time.Duration {
 	t.Helper()
+	return steadyAt(t, func() int32 { return want }, fmt.Sprintf("%d replicas", want), hold, timeout)
+}
+
+// podsWorth is the count a demand of cores needs at θ percent of each pod's
+// CPU request, and never less than one.
+func podsWorth(cores, theta float64) int32 {
+	return int32(math.Max(1, math.Ceil(cores/(e2e.CPURequest*theta/100))))
+}
+
+// steadyAtTheta waits until the Deployment has held the count cores need at
+// artt-scaler's θ of the moment for hold. θ is adaptive and keeps moving
+// after the demand changes (a calmer window raises it), so the count is
+// asked of each reading rather than of the θ seen when the wait began. It
+// returns the time taken, the count held and the θ of the last reading.
+func steadyAtTheta(t *testing.T, cores float64, hold, timeout time.Duration) (time.Duration, int32, float64) {
+	t.Helper()
+	var want int32
+	var theta float64
+	took := steadyAt(t, func() int32 {
+		theta = threshold(t)
+		want = podsWorth(cores, theta)
+		return want
+	}, fmt.Sprintf("the count %.1f cores need at θ", cores), hold, timeout)
+	return took, want, theta
+}
+
+// steadyAt waits until the Deployment has held want() replicas, with as
+// many ready pods, for hold; the hold starts again whenever want() moves.
+func steadyAt(t *testing.T, want func() int32, what string, hold, timeout time.Duration) time.Duration {
+	t.Helper()
 	var since time.Time
-	return waitFor(t, timeout, fmt.Sprintf("%d replicas, ready and steady for %s", want, hold), func() bool {
+	var held int32
+	return waitFor(t, timeout, fmt.Sprintf("%s, ready and steady for %s", what, hold), func() bool {
+		n := want()
 		pods, err := app.ReadyPods(testScope)
-		if err != nil || replicas(testScope) != want || len(pods) != int(want) {
-			since = time.Time{}
+		if err != nil || replicas(testScope) != n || len(pods) != int(n) || n != held {
+			since, held = time.Time{}, n
 			return false
 		}
 		if since.IsZero() {
@@ -198,13 +230,11 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		thetaBefore := threshold(t)
 		peak := watchPeakReplicas()
 		app.SetCPU(1.0)
-		theta := threshold(t)
-		want := int32(math.Ceil(1.0 / (e2e.CPURequest * theta / 100)))
-		took := steady(t, want, 15*time.Second, 4*time.Minute)
+		took, want, theta := steadyAtTheta(t, 1.0, 15*time.Second, 4*time.Minute)
 		highest := peak()
 		t.Logf("θ = %.1f%%: %d replicas, steady %s after the CPU rose (including 15 s held); at most %d on the way", theta, want, took, highest)
 		// The most the demand needed at the lower θ seen.
-		needed := int32(math.Ceil(1.0 / (e2e.CPURequest * math.Min(thetaBefore, threshold(t)) / 100)))
+		needed := podsWorth(1.0, math.Min(thetaBefore, theta))
 		if highest > max(want, needed)+1 {
 			t.Errorf("the count reached %d after the scale-up; the demand needs %d (θ %.1f–%.1f%%), at most one more allowed", highest, max(want, needed), thetaBefore, theta)
 		}
@@ -240,9 +270,7 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 
 	t.Run("scale down after the stabilisation window", func(t *testing.T) {
 		app.SetCPU(0.3)
-		theta := threshold(t)
-		want := int32(math.Max(1, math.Ceil(0.3/(e2e.CPURequest*theta/100))))
-		took := steady(t, want, 10*time.Second, 4*time.Minute)
+		took, want, theta := steadyAtTheta(t, 0.3, 10*time.Second, 4*time.Minute)
 		t.Logf("θ = %.1f%%: back to %d replicas %s after the CPU fell (including 10 s held)", theta, want, took)
 		ruleFollowsPods(t, 30*time.Second)
 	})
@@ -285,10 +313,8 @@ func TestKEDAScalesTheDeploymentByARTTScalersAnswers(t *testing.T) {
 		if err := prom.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		theta := threshold(t)
-		want := int32(math.Max(1, math.Ceil(0.3/(e2e.CPURequest*theta/100))))
-		took = steady(t, want, 10*time.Second, 5*time.Minute)
-		t.Logf("back to %d replicas %s after Prometheus returned", want, took)
+		took, want, theta := steadyAtTheta(t, 0.3, 10*time.Second, 5*time.Minute)
+		t.Logf("θ = %.1f%%: back to %d replicas %s after Prometheus returned", theta, want, took)
 	})
 
 	t.Run("push form: the HPA target follows θ", pushForm)
