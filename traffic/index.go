@@ -54,14 +54,17 @@ type Amount struct {
 type Index struct {
 	Snapshot Snapshot
 
-	nodes    map[string]Node
-	delays   delayTable
-	groups   map[string][]Group
-	callsTo  map[string][]Call
-	callees  map[string][]string
-	comps    []string
-	picks    map[string]Pick
-	replicas map[string]Replica
+	nodes   map[string]Node
+	delays  delayTable
+	groups  map[string][]Group
+	callsTo map[string][]Call
+	callees map[string][]string
+	comps   []string
+	picks   map[string]Pick
+	// tablePicks holds the components whose picks under a table differ
+	// from Pick (Component.RoundRobinUnderTable).
+	tablePicks map[string]Pick
+	replicas   map[string]Replica
 }
 
 // NewIndex validates s and indexes it.
@@ -81,13 +84,14 @@ func NewIndex(s Snapshot) (*Index, error) {
 		delaysBuilt <- built{t, err}
 	}()
 	x := &Index{
-		Snapshot: s,
-		nodes:    make(map[string]Node, len(s.Nodes)),
-		groups:   make(map[string][]Group),
-		callsTo:  make(map[string][]Call),
-		callees:  make(map[string][]string),
-		picks:    make(map[string]Pick, len(s.Components)),
-		replicas: make(map[string]Replica, len(s.Replicas)),
+		Snapshot:   s,
+		nodes:      make(map[string]Node, len(s.Nodes)),
+		groups:     make(map[string][]Group),
+		callsTo:    make(map[string][]Call),
+		callees:    make(map[string][]string),
+		picks:      make(map[string]Pick, len(s.Components)),
+		tablePicks: make(map[string]Pick),
+		replicas:   make(map[string]Replica, len(s.Replicas)),
 	}
 	for _, n := range s.Nodes {
 		x.nodes[n.Name] = n
@@ -95,6 +99,9 @@ func NewIndex(s Snapshot) (*Index, error) {
 	for _, c := range s.Components {
 		x.comps = append(x.comps, c.Name)
 		x.picks[c.Name] = c.Pick
+		if c.RoundRobinUnderTable {
+			x.tablePicks[c.Name] = PickBlind
+		}
 	}
 	slices.Sort(x.comps)
 	for _, c := range s.Calls {
@@ -152,8 +159,17 @@ func cmpString(a, b string) int {
 // Components returns every component name, sorted.
 func (x *Index) Components() []string { return x.comps }
 
-// Pick returns how a component's callers pick a pod.
+// Pick returns how a component's callers pick a pod without a table.
 func (x *Index) Pick(component string) Pick { return x.picks[component] }
+
+// TablePick returns how a component's callers pick a pod inside a locality
+// while its table is in force.
+func (x *Index) TablePick(component string) Pick {
+	if p, ok := x.tablePicks[component]; ok {
+		return p
+	}
+	return x.picks[component]
+}
 
 // Groups returns the serving groups of a component, sorted by node.
 func (x *Index) Groups(component string) []Group { return x.groups[component] }

@@ -46,6 +46,12 @@ type Component struct {
 	// loadBalancer.simple); the zero value is Istio's default,
 	// LEAST_REQUEST.
 	Pick Pick
+	// RoundRobinUnderTable is true when a table is written with
+	// ROUND_ROBIN of its own: proxyless gRPC honours locality weights only
+	// under ROUND_ROBIN, so while a table is in force its callers' picks
+	// inside a locality are blind whatever Pick says, and Pick is theirs
+	// without one.
+	RoundRobinUnderTable bool
 }
 
 // Call is an edge of the call graph.

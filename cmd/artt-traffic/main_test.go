@@ -14,7 +14,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.policy != "artt" || f.interval != 30*time.Second || !f.leaderElect || f.dryRun {
+	if f.policy != "artt" || f.interval != 30*time.Second || !f.leaderElect || f.dryRun || f.dataPlane != "envoy" {
 		t.Errorf("defaults %+v", f)
 	}
 	for _, c := range []struct {
@@ -25,6 +25,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--interval=10ms"}, "--interval = 10ms"},
 		{[]string{"--protect-interval=100ms"}, "--protect-interval = 100ms"},
 		{[]string{"--query-timeout=0s"}, "--query-timeout"},
+		{[]string{"--data-plane=linkerd"}, `--data-plane = "linkerd": must be "envoy" or "grpc"`},
 		{[]string{"--interval=1m", "--forget-after=30s"}, "--forget-after = 30s: must be at least --interval (1m0s)"},
 	} {
 		if _, err := parseFlags(c.args); err == nil || !strings.Contains(err.Error(), c.says) {

@@ -50,11 +50,16 @@ import (
 // has no per-request balancing to hand over to: its callers' picks are
 // blind inside a locality under the table and over every pod without it,
 // so both prices are the blind limit's, and without a table each node
-// gets a part in proportion to its pods, not to its capacity. Proxyless
-// gRPC honours locality weights only under ROUND_ROBIN, so every
-// component it carries is priced so. A split by capacity then beats the
-// even one wherever the pods' speeds differ, and a table that overloads no
-// pod is handed over only where the nodes are alike.
+// gets a part in proportion to its pods, not to its capacity. A split by
+// capacity then beats the even one wherever the pods' speeds differ, and
+// a table that overloads no pod is handed over only where the nodes are
+// alike.
+//
+// Proxyless gRPC honours locality weights only under ROUND_ROBIN; its
+// least-request has no locality layer. Where the table is written with
+// ROUND_ROBIN of its own (traffic.Component.RoundRobinUnderTable), the
+// table is priced with blind picks inside each node and the handover with
+// the callers' least-request over every pod, which is what they get back.
 
 // handover is the verdict for one component.
 type handover struct {
@@ -71,8 +76,9 @@ type handover struct {
 	// why explains a table kept without pricing (missing data, a group not
 	// Healthy); empty when the prices decided.
 	why string
-	// blind is true when the callers' own picks are blind (PickBlind).
-	blind bool
+	// blind is true when the callers' own picks are blind (PickBlind),
+	// tableBlind when their picks inside a node under the table are.
+	blind, tableBlind bool
 	// held explains a verdict in force kept against the prices
 	// (hysteresis.go); empty when the prices decided.
 	held string
@@ -97,11 +103,12 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 		return handover{why: "no request rate or CPU per request measured yet: table kept"}
 	}
 	blind := x.Pick(r.Component) == traffic.PickBlind
-	p := priceTable(r, groups, podRates, lambda, callersOn, blind)
+	tableBlind := x.TablePick(r.Component) == traffic.PickBlind
+	p := priceTable(r, groups, podRates, lambda, callersOn, tableBlind, blind)
 	queueingMs := p.queueingMs(blind)
 	spread := ownSpreadCost(x, supplies, groups, ownParts(podRates, blind))
 	savingMs := 2 * (spread - r.Cost)
-	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind, prices: p}
+	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind, tableBlind: tableBlind, prices: p}
 }
 
 // withCallees adds to the table's price what it freezes in the callees'
@@ -134,9 +141,10 @@ type prices struct {
 	callers int
 }
 
-// priceTable prices the table of route r and the callers' own picks over
-// every pod.
-func priceTable(r traffic.Route, groups []traffic.Group, podRates [][]float64, lambda float64, callersOn map[string]int, blind bool) prices {
+// priceTable prices the table of route r, under which the callers' picks
+// inside a node are blind or not (tableBlind), and the callers' own picks
+// over every pod (blind or not).
+func priceTable(r traffic.Route, groups []traffic.Group, podRates [][]float64, lambda float64, callersOn map[string]int, tableBlind, blind bool) prices {
 	shares := make(map[string]float64, len(r.Groups))
 	for _, g := range r.Groups {
 		shares[g.Node] = g.Share
@@ -156,7 +164,7 @@ func priceTable(r traffic.Route, groups []traffic.Group, podRates [][]float64, l
 	for i, g := range groups {
 		p.rates = append(p.rates, podRates[i]...)
 		if s := shares[g.Node]; s > 0 {
-			w, _ := ownResponse(s*lambda, podRates[i], callersTo[g.Node], blind)
+			w, _ := ownResponse(s*lambda, podRates[i], callersTo[g.Node], tableBlind)
 			p.table += s * w
 		}
 	}
@@ -375,8 +383,11 @@ func (h handover) note() string {
 
 // ownBalancing names what carries a component left without a table.
 func (h handover) ownBalancing() string {
-	if h.blind {
+	switch {
+	case h.blind:
 		return "the sidecars' blind picks (ROUND_ROBIN or RANDOM)"
+	case h.tableBlind:
+		return "the clients' least-request over every pod (the table's ROUND_ROBIN lifted)"
 	}
 	return "Envoy's least-request"
 }

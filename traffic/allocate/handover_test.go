@@ -126,6 +126,46 @@ func TestHandoverPricesTheCallersOwnPicks(t *testing.T) {
 	}
 }
 
+// Proxyless gRPC carries a table only under ROUND_ROBIN, which ARTT writes
+// with it (RoundRobinUnderTable), and gets its least-request over every pod
+// back when the table is lifted. With two pods per node at 70% load, the
+// table's blind picks inside a node cost 14.3 ms more than least-request
+// over all six pods; a table under Envoy, least-request inside each node,
+// pays on 8 ms links, and one carried by round robin pays only where the
+// links save more than that.
+func TestATableCarriedByRoundRobinIsPricedBlindInsideANode(t *testing.T) {
+	for _, c := range []struct {
+		delayMs     float64
+		envoy, grpc bool
+	}{{8, false, true}, {15, false, false}} {
+		s := callerCallee(3, 3, 2, 336, 12.5, c.delayMs)
+		if r := routeB(t, DefaultOptions(), s); r.Envoy != c.envoy {
+			t.Errorf("%v ms links, least-request inside a node: envoy %v, notes %q; want %v", c.delayMs, r.Envoy, r.Notes, c.envoy)
+		}
+		s.Components[1].RoundRobinUnderTable = true
+		r := routeB(t, DefaultOptions(), s)
+		if r.Envoy != c.grpc {
+			t.Errorf("%v ms links, round robin under the table: envoy %v, notes %q; want %v", c.delayMs, r.Envoy, r.Notes, c.grpc)
+		}
+		if r.Envoy && !hasNote(r, "left to the clients' least-request over every pod") {
+			t.Errorf("%v ms links: notes %q; want them to name least-request over every pod", c.delayMs, r.Notes)
+		}
+	}
+	// One pod per node, the third 45% slower: the even split of blind picks
+	// would overload it, but these callers get least-request back, which
+	// steers around it, so the table is lifted as under Envoy.
+	s := callerCallee(3, 3, 1, 180, 12.5, 0.4)
+	for i, r := range s.Replicas {
+		if r.Component == "B" && r.Node == "n2" {
+			s.Replicas[i].CPU *= 1.45
+		}
+	}
+	s.Components[1].RoundRobinUnderTable = true
+	if r := routeB(t, DefaultOptions(), s); !r.Envoy {
+		t.Errorf("a slow pod, least-request without the table: notes %q; want the table lifted", r.Notes)
+	}
+}
+
 // Least-request is only as good as each sidecar's counts. With two pods
 // per node at 70% load and three callers, the counts tell pods apart and
 // least-request over all six pods beats a table that pools only each node's

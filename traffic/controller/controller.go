@@ -60,6 +60,8 @@ type Options struct {
 	// the measured delays and call graph for artt-scheduler; empty
 	// publishes none.
 	Topology string
+	// DataPlane carries the rules to the callers (default DataPlaneEnvoy).
+	DataPlane DataPlane
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -102,6 +104,11 @@ func New(c client.Client, ca cache.Cache, ic istioclient.Interface, opts Options
 	if err := checkTopologyRef(opts.Topology); err != nil {
 		return nil, err
 	}
+	dataPlane, err := parseDataPlane(opts.DataPlane)
+	if err != nil {
+		return nil, err
+	}
+	opts.DataPlane = dataPlane
 	policy, err := allocate.New(opts.Policy, opts.Allocate)
 	if err != nil {
 		return nil, err
@@ -241,7 +248,7 @@ func (c *Controller) notifyIf(b bool) {
 
 // read lists what the allocation needs from the cache.
 func (c *Controller) read(ctx context.Context) (cluster, error) {
-	var st cluster
+	st := cluster{dataPlane: c.opts.DataPlane}
 	var deps appsv1.DeploymentList
 	if err := c.client.List(ctx, &deps, client.MatchingLabels{ManagedLabel: "true"}); err != nil {
 		return st, fmt.Errorf("list deployments: %w", err)

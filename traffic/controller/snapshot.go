@@ -38,6 +38,8 @@ type cluster struct {
 	// rules are the DestinationRules of the deployments' namespaces: the
 	// users' say how their callers pick a pod, and ARTT writes into them.
 	rules []*networkingv1.DestinationRule
+	// dataPlane carries the rules (Options.DataPlane).
+	dataPlane DataPlane
 }
 
 // component is a managed Deployment.
@@ -48,6 +50,9 @@ type component struct {
 	host      string
 	// uid is the Deployment's, which owns the rule ARTT creates for it.
 	uid types.UID
+	// roundRobinUnderTable is true when ARTT writes ROUND_ROBIN with the
+	// component's table (DataPlaneGRPC, leavesPickToARTT).
+	roundRobinUnderTable bool
 }
 
 func componentName(namespace, name string) string { return namespace + "/" + name }
@@ -166,9 +171,11 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 	assigned := make(map[podKey]bool) // a pod matched by two selectors counts once
 	for _, d := range c.deployments {
 		name := componentName(d.Namespace, d.Name)
-		comps[name] = component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d), uid: d.UID}
+		comp := component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d), uid: d.UID}
+		comp.roundRobinUnderTable = c.dataPlane == DataPlaneGRPC && leavesPickToARTT(c.rules, comp)
+		comps[name] = comp
 		byWorkload[workloadKey{d.Namespace, d.Name}] = name
-		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(c.rules, comps[name])})
+		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(c.rules, comp), RoundRobinUnderTable: comp.roundRobinUnderTable})
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil || sel.Empty() {
 			continue

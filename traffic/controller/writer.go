@@ -87,37 +87,41 @@ func userRule(rules []*networkingv1.DestinationRule, c component) *networkingv1.
 	return oldest
 }
 
-// pickOf is how the component's callers pick a pod: its user's rule's
-// loadBalancer.simple, Istio's default LEAST_REQUEST where no rule or no
-// policy is set (ARTT's own rule sets none).
+// pickOf is how the component's callers pick a pod without a table: its
+// user's rule's loadBalancer.simple, Istio's default LEAST_REQUEST where no
+// rule or no policy is set (ARTT's own rule sets none, and the ROUND_ROBIN
+// ARTT writes with a table on gRPC is not the user's).
 func pickOf(rules []*networkingv1.DestinationRule, c component) traffic.Pick {
 	r := userRule(rules, c)
 	if r == nil {
 		return traffic.PickByQueue
 	}
-	return traffic.PickOf(r.Spec.GetTrafficPolicy().GetLoadBalancer().GetSimple().String())
+	return traffic.PickOf(usersSimple(r))
 }
 
 // applyConfig is the part of a DestinationRule ARTT owns. enabled = false
 // (a component left to Envoy) switches locality load balancing off rather
 // than leaving it unset: Istio turns it on by itself when the rule has
 // outlier detection, and would then keep each caller's traffic on its own
-// node (one locality per node).
+// node (one locality per node). With a table on gRPC it owns
+// loadBalancer.simple too (ROUND_ROBIN, the only policy under which gRPC
+// honours the weights) and, by leaving it out when the table is lifted,
+// gives the callers Istio's default back.
 func applyConfig(t target, c component, ds []istio.Distribute, enabled bool, state string) *applyv1.DestinationRuleApplyConfiguration {
 	var dist []*networkingapi.LocalityLoadBalancerSetting_Distribute
 	for _, d := range ds {
 		dist = append(dist, &networkingapi.LocalityLoadBalancerSetting_Distribute{From: d.From, To: d.To})
 	}
-	spec := &networkingapi.DestinationRule{
-		TrafficPolicy: &networkingapi.TrafficPolicy{
-			LoadBalancer: &networkingapi.LoadBalancerSettings{
-				LocalityLbSetting: &networkingapi.LocalityLoadBalancerSetting{
-					Enabled:    wrapperspb.Bool(enabled),
-					Distribute: dist,
-				},
-			},
+	lb := &networkingapi.LoadBalancerSettings{
+		LocalityLbSetting: &networkingapi.LocalityLoadBalancerSetting{
+			Enabled:    wrapperspb.Bool(enabled),
+			Distribute: dist,
 		},
 	}
+	if enabled && c.roundRobinUnderTable {
+		lb.LbPolicy = &networkingapi.LoadBalancerSettings_Simple{Simple: networkingapi.LoadBalancerSettings_ROUND_ROBIN}
+	}
+	spec := &networkingapi.DestinationRule{TrafficPolicy: &networkingapi.TrafficPolicy{LoadBalancer: lb}}
 	cfg := applyv1.DestinationRule(t.name, t.namespace)
 	if t.own {
 		spec.Host = c.host
@@ -142,7 +146,7 @@ func applyConfig(t target, c component, ds []istio.Distribute, enabled bool, sta
 // a rule is written for its weights; the state then goes along.
 func fingerprint(t target, c component, ds []istio.Distribute, enabled bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s/%s|%v|%s|%v", t.namespace, t.name, t.own, c.host, enabled)
+	fmt.Fprintf(&b, "%s/%s|%v|%s|%v|%v", t.namespace, t.name, t.own, c.host, enabled, c.roundRobinUnderTable)
 	for _, d := range ds {
 		keys := make([]string, 0, len(d.To))
 		for k := range d.To {
