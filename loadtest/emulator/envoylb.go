@@ -37,9 +37,12 @@ func (e *Emulator) pick(s *sidecar, c *component) *replica {
 	if u.outlier != nil {
 		u.outlier.sweep(e.now)
 	}
-	hosts, slot := c.ready, len(e.nodes)
+	hosts, slot, policy := c.ready, len(e.nodes), e.run.LBPolicy
 	switch row := c.weightsFrom(s.node); {
-	case e.grpc && e.run.LBPolicy == "ROUND_ROBIN":
+	case e.grpc && (policy == "ROUND_ROBIN" || c.tableInForce):
+		// The user's ROUND_ROBIN, or the one artt-traffic writes with a
+		// table (grpclb.go).
+		policy = "ROUND_ROBIN"
 		loc, ok := e.grpcLocality(c, row)
 		if !ok {
 			return nil // no locality in `to` has a ready pod
@@ -67,7 +70,7 @@ func (e *Emulator) pick(s *sidecar, c *component) *replica {
 			return nil
 		}
 	}
-	switch e.run.LBPolicy {
+	switch policy {
 	case "RANDOM":
 		return hosts[e.rng.IntN(len(hosts))]
 	case "ROUND_ROBIN":

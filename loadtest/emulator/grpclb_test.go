@@ -61,3 +61,32 @@ func TestGRPCRoundRobinIsARandomSplitOverLocalities(t *testing.T) {
 		t.Errorf("Envoy round robin: mean sojourn %.2f ms, want well under the random split's %.2f ms", envoy.MeanMs, want)
 	}
 }
+
+// A table policy's run under LEAST_REQUEST on gRPC is artt-traffic writing
+// ROUND_ROBIN with its table: HEART, whose table is always in force, runs
+// exactly as under the user's ROUND_ROBIN. ARTT hands four alike pods with
+// no network between them over to least-request at its first measured
+// cycle (5 s), and its callers get gRPC's least_request back, whose power
+// of two choices queue far less than the random split's M/M/1 (5 ms at
+// ρ = 0.8); under the user's ROUND_ROBIN there is nothing to hand over to.
+func TestOnGRPCATableBringsItsOwnRoundRobin(t *testing.T) {
+	run := func(routing, lb string) *Result {
+		sc := spreadOver(4, 0.8, 200_000, scenario.DataPlaneGRPC)
+		sc.Control.SampleInterval = scenario.Duration{Duration: time.Second}
+		sc.Control.TrafficCycle = scenario.Duration{Duration: 5 * time.Second}
+		sc.Runs = []scenario.Run{{Routing: routing, LBPolicy: lb}}
+		if err := sc.FillAndValidate(); err != nil {
+			t.Fatal(err)
+		}
+		return runQueue(t, sc)
+	}
+	heartRR, heartLR := run("heart", "ROUND_ROBIN"), run("heart", "LEAST_REQUEST")
+	if heartRR.MeanMs != heartLR.MeanMs || heartRR.P99Ms != heartLR.P99Ms {
+		t.Errorf("HEART under the user's ROUND_ROBIN: mean %.3f ms, P99 %.3f; under its own: %.3f, %.3f; want the same run", heartRR.MeanMs, heartRR.P99Ms, heartLR.MeanMs, heartLR.P99Ms)
+	}
+	arttRR, arttLR := run("artt", "ROUND_ROBIN"), run("artt", "LEAST_REQUEST")
+	t.Logf("mean sojourn: ARTT under the user's ROUND_ROBIN %.2f ms, under its own %.2f ms", arttRR.MeanMs, arttLR.MeanMs)
+	if arttRR.MeanMs < 4.5 || arttLR.MeanMs > 0.7*arttRR.MeanMs {
+		t.Errorf("ARTT: mean sojourn %.2f ms under the user's ROUND_ROBIN (want the random split's 5 ms), %.2f ms under its own (want least-request's, under 0.7 of it)", arttRR.MeanMs, arttLR.MeanMs)
+	}
+}

@@ -75,6 +75,9 @@ type component struct {
 	// source node index: integer percentages over destination nodes; nil
 	// (or a nil row) means no `from` entry applies to that node.
 	weights [][]localityWeight
+	// tableInForce is true while the weights hold a `from` entry: on gRPC
+	// a table policy's rule then says ROUND_ROBIN (grpclb.go).
+	tableInForce bool
 	// routingVersion changes whenever endpoints or weights change, so the
 	// sidecars rebuild their locality schedules.
 	routingVersion uint64

@@ -122,6 +122,7 @@ func (e *Emulator) install(a traffic.Allocation) {
 			slices.SortFunc(table[from], func(a, b localityWeight) int { return a.node - b.node })
 		}
 		c.weights = table
+		c.tableInForce = len(ds) > 0
 		c.routingVersion++
 	}
 	e.res.allocations++
@@ -138,9 +139,12 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	for _, n := range e.nodes {
 		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: localityOf(n)})
 	}
-	// Every sidecar, the gateway's too, picks by the run's policy.
+	// Every sidecar, the gateway's too, picks by the run's policy; on gRPC
+	// under any other than ROUND_ROBIN, artt-traffic writes ROUND_ROBIN
+	// with each table (grpclb.go).
 	pick := traffic.PickOf(e.run.LBPolicy)
-	s.Components = append(s.Components, traffic.Component{Name: ingressName, Pick: pick})
+	rrUnderTable := e.grpc && e.run.LBPolicy != "ROUND_ROBIN"
+	s.Components = append(s.Components, traffic.Component{Name: ingressName, Pick: pick, RoundRobinUnderTable: rrUnderTable})
 	for i, g := range e.ingress {
 		s.Replicas = append(s.Replicas, traffic.Replica{
 			Name: fmt.Sprintf("%s-%d", ingressName, i), Component: ingressName, Node: g.node.name, Ready: true,
@@ -149,7 +153,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	}
 	s.Calls = append(s.Calls, traffic.Call{From: ingressName, To: e.entry.spec.Name, Rate: math.NaN()})
 	for _, c := range e.comps {
-		s.Components = append(s.Components, traffic.Component{Name: c.spec.Name, Pick: pick})
+		s.Components = append(s.Components, traffic.Component{Name: c.spec.Name, Pick: pick, RoundRobinUnderTable: rrUnderTable})
 		for _, callee := range c.calls {
 			s.Calls = append(s.Calls, traffic.Call{From: c.spec.Name, To: callee.spec.Name, Rate: math.NaN()})
 		}

@@ -8,10 +8,12 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/artt-dev/artt/loadtest/live/backend"
 	"github.com/artt-dev/artt/loadtest/live/loadgen"
+	"github.com/artt-dev/artt/traffic/controller"
 )
 
 // Rows are a DestinationRule's distribute entries: from locality → to
@@ -19,9 +21,17 @@ import (
 type Rows map[string]map[string]uint32
 
 // Rule reads the rows artt-traffic wrote for a component (nil when it
-// wrote none, or left the component to the balancer).
+// wrote none, or left the component to the balancer), into the user's rule
+// or, where the run has none, its own.
 func (a *Active) Rule(ctx context.Context, component string) (Rows, error) {
-	dr, err := a.H.Cluster.Istio.NetworkingV1().DestinationRules(a.Namespace).Get(ctx, backend.ObjectName(component), metav1.GetOptions{})
+	rules := a.H.Cluster.Istio.NetworkingV1().DestinationRules(a.Namespace)
+	dr, err := rules.Get(ctx, backend.ObjectName(component), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		dr, err = rules.Get(ctx, controller.RuleName(backend.ObjectName(component)), metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,8 @@ func createNodes(ctx context.Context, c *Cluster, p *Plan) error {
 // createWorkloads creates a run's namespace, a Deployment and a Service
 // per component and the gateway, and for each component the user's
 // DestinationRule with the run's balancer inside a locality (none for
-// cswrr, whose clients do not ask istiod). managed opts the Deployments
+// cswrr, whose clients do not ask istiod, nor where artt-traffic writes the
+// policy into its own rule: balancer). managed opts the Deployments
 // in to artt-traffic; the components in scaled have their pods made by
 // their Deployment's ReplicaSet (for KEDA to scale), the others are the
 // harness's own pods.

@@ -19,7 +19,8 @@ import (
 // LEAST_REQUEST), round-robin (ROUND_ROBIN), cswrr (gRPC's
 // weighted_round_robin with ORCA, from a client service config), heart
 // and artt (artt-traffic's locality weights through istiod, round robin
-// inside a locality).
+// inside a locality: the user's ROUND_ROBIN, or under LEAST_REQUEST the
+// one artt-traffic writes with a table, least-request without it).
 var Routings = []string{"least-request", "round-robin", "cswrr", "heart", "artt"}
 
 // DefaultMaxCores bounds the cores a scenario's nodes may have in all: the

@@ -27,7 +27,7 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 		{"a lab-only policy", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: localization, lbPolicy: ROUND_ROBIN}", "runs.routing"},
 		{"a balancer gRPC lacks", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: peak-ewma}", "runs[0].lbPolicy"},
 		{"Envoy's data plane", "dataPlane: grpc", "dataPlane: envoy", "cluster.dataPlane"},
-		{"ARTT under least request", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: artt}", "runs[0].lbPolicy"},
+		{"ARTT under weighted round robin", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: artt, lbPolicy: CLIENT_SIDE_WEIGHTED_ROUND_ROBIN}", "runs[0].lbPolicy"},
 		{"outlier detection", "routing: artt, lbPolicy: ROUND_ROBIN}", "routing: artt, lbPolicy: ROUND_ROBIN, outlierDetection: {}}", "runs[0].outlierDetection"},
 		{"FCFS workers", "cpuPerRequest: 2ms,", "cpuPerRequest: 2ms, workers: 2,", "application.components.workers"},
 		{"no placement", "replicas: 3, placement: [n1, n2, n3]}", "replicas: 3}", "application.components.placement"},

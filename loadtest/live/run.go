@@ -171,9 +171,12 @@ func (h *Harness) startScaling(ctx context.Context, a *Active, scaled []ScaledSp
 	return nil
 }
 
-// balancer is the DestinationRule's policy inside a locality for a run
-// (unspecified: no rule, the client's own service config), and whether
-// artt-traffic manages the components.
+// balancer is the user's DestinationRule policy inside a locality for a
+// run (unspecified: no user's rule), and whether artt-traffic manages the
+// components. A table policy's run under LEAST_REQUEST has no user's rule:
+// artt-traffic writes its own, with ROUND_ROBIN under a table and
+// LEAST_REQUEST without (controller.DataPlaneGRPC); cswrr's clients read
+// their own service config.
 func balancer(r scenario.Run) (networkingapi.LoadBalancerSettings_SimpleLB, bool) {
 	switch r.Routing {
 	case "least-request":
@@ -181,7 +184,10 @@ func balancer(r scenario.Run) (networkingapi.LoadBalancerSettings_SimpleLB, bool
 	case "round-robin":
 		return networkingapi.LoadBalancerSettings_ROUND_ROBIN, false
 	case "heart", "artt":
-		return networkingapi.LoadBalancerSettings_ROUND_ROBIN, true
+		if r.LBPolicy == "ROUND_ROBIN" {
+			return networkingapi.LoadBalancerSettings_ROUND_ROBIN, true
+		}
+		return networkingapi.LoadBalancerSettings_UNSPECIFIED, true
 	}
 	return networkingapi.LoadBalancerSettings_UNSPECIFIED, false
 }

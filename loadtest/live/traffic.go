@@ -86,6 +86,7 @@ func (s *trafficSet) startReplica(ctx context.Context) error {
 	q.Delay = `avg by (source_node, target_node) (probe_duration_seconds) * 1000 / 2`
 	ctl, err := controller.New(mgr.GetClient(), mgr.GetCache(), s.cluster.Istio, controller.Options{
 		Interval: s.cycle, ProtectInterval: s.scrape, Policy: s.policy, Allocate: allocate.DefaultOptions(),
+		DataPlane: controller.DataPlaneGRPC,
 		Collector: controller.Collector{Client: pc, Queries: q, Timeout: s.scrape},
 	}, prometheus.NewRegistry(), slog.New(slog.NewJSONHandler(s.log, nil)))
 	if err != nil {

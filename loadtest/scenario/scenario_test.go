@@ -68,7 +68,6 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 		{"unknown lb policy", "{routing: heart}", "{routing: heart, lbPolicy: FASTEST}", []string{"runs[0].lbPolicy", "FASTEST"}},
 		{"unknown data plane", "cores: 2, speed: 0.8}]", "cores: 2, speed: 0.8}]\n  dataPlane: linkerd", []string{"cluster.dataPlane", "linkerd"}},
 		{"random routing on gRPC", "cores: 2, speed: 0.8}]", "cores: 2, speed: 0.8}]\n  dataPlane: grpc", []string{"runs[1].lbPolicy", "RANDOM", "gRPC"}},
-		{"a table under least-request on gRPC", "cores: 2, speed: 0.8}]", "cores: 2, speed: 0.8}]\n  dataPlane: grpc", []string{"runs[0].lbPolicy", "LEAST_REQUEST", "ROUND_ROBIN"}},
 		{"lb policy on a data-plane routing", "{routing: random, autoscaling: hpa-cpu}", "{routing: random, autoscaling: hpa-cpu, lbPolicy: ROUND_ROBIN}", []string{"runs[1].lbPolicy", "ROUND_ROBIN"}},
 		{"cpu target without hpa", "{routing: heart}", "{routing: heart, cpuTarget: 60}", []string{"runs[0].cpuTarget", "60"}},
 		{"one-point frontier", "runs:", "frontier: {cpuTargets: [60]}\nruns:", []string{"frontier.cpuTargets", "two"}},
@@ -104,6 +103,24 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// On gRPC a table is carried under ROUND_ROBIN: the user's, or the one
+// artt-traffic writes with it where the rule leaves the policy unset
+// (LEAST_REQUEST here). No other policy carries one.
+func TestATableOnGRPCNeedsRoundRobinOrLeavesItToARTT(t *testing.T) {
+	onGRPC := strings.Replace(valid, "speed: 0.8}]", "speed: 0.8}]\n  dataPlane: grpc", 1)
+	for _, lb := range []string{"ROUND_ROBIN", "LEAST_REQUEST"} {
+		doc := strings.Replace(onGRPC, "runs: [{routing: heart}, {routing: random, autoscaling: hpa-cpu}]", "runs: [{routing: heart, lbPolicy: "+lb+"}]", 1)
+		if _, err := Parse([]byte(doc)); err != nil {
+			t.Errorf("a table under %s on gRPC: %v", lb, err)
+		}
+	}
+	doc := strings.Replace(onGRPC, "runs: [{routing: heart}, {routing: random, autoscaling: hpa-cpu}]", "runs: [{routing: heart, lbPolicy: CLIENT_SIDE_WEIGHTED_ROUND_ROBIN}]", 1)
+	_, err := Parse([]byte(doc))
+	if err == nil || !strings.Contains(err.Error(), "runs[0].lbPolicy") || !strings.Contains(err.Error(), "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN") {
+		t.Errorf("a table under weighted round robin on gRPC: error %v; want runs[0].lbPolicy named with its value", err)
 	}
 }
 

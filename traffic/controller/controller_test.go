@@ -337,7 +337,7 @@ func TestCacheHoldsUsersRulesOnly(t *testing.T) {
 	createApp(t, "cached")
 	in := start(t, instanceOptions{})
 	waitFor(t, 20*time.Second, "ARTT's own rule written", func() bool {
-		dr, err := getRule("cached", ruleName("backend"))
+		dr, err := getRule("cached", RuleName("backend"))
 		return err == nil && len(distribution(dr)) > 0
 	})
 	user := &networkingv1.DestinationRule{

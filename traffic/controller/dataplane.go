@@ -17,9 +17,10 @@ const (
 	DataPlaneEnvoy DataPlane = "envoy"
 	// DataPlaneGRPC is proxyless gRPC (xds:/// clients fed by istiod): its
 	// least-request has no locality layer and drops the weights, which it
-	// honours only under ROUND_ROBIN. Where the user's rule leaves
-	// loadBalancer.simple unset, ARTT writes ROUND_ROBIN with its table and
-	// lifts it with the table, so the callers get least-request back.
+	// honours only under ROUND_ROBIN, and istiod gives it round robin
+	// where a rule sets no policy. So where the user's rule leaves
+	// loadBalancer.simple unset, ARTT writes it: ROUND_ROBIN with its
+	// table, LEAST_REQUEST when it lifts the table.
 	DataPlaneGRPC DataPlane = "grpc"
 )
 
@@ -41,8 +42,8 @@ func parseDataPlane(s DataPlane) (DataPlane, error) {
 var simplePath = []string{"f:spec", "f:trafficPolicy", "f:loadBalancer", "f:simple"}
 
 // usersSimple is the loadBalancer.simple the user's rule sets, "" where it
-// sets none or where ARTT alone set it (with a table, on gRPC); a policy
-// whose owners cannot be told is the user's.
+// sets none or where ARTT alone set it (on gRPC); a policy whose owners
+// cannot be told is the user's.
 func usersSimple(r *networkingv1.DestinationRule) string {
 	lb := r.Spec.GetTrafficPolicy().GetLoadBalancer()
 	if lb.GetSimple() == networkingapi.LoadBalancerSettings_UNSPECIFIED {

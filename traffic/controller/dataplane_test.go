@@ -15,11 +15,12 @@ import (
 	"github.com/artt-dev/artt/traffic/istio"
 )
 
-// On gRPC, a table is carried only under ROUND_ROBIN. Where the user's rule
-// leaves loadBalancer.simple unset, ARTT writes ROUND_ROBIN with the table
-// and drops it with the table, by server-side apply, and never reads its
-// own ROUND_ROBIN as the user's: the callers' own pick stays least-request.
-// Where the user set a policy, ARTT writes no policy beside it.
+// On gRPC, a table is carried only under ROUND_ROBIN, and a rule without a
+// policy is round robin. Where the user's rule leaves loadBalancer.simple
+// unset, ARTT writes it by server-side apply, ROUND_ROBIN with the table
+// and LEAST_REQUEST without, and never reads its own policy as the user's:
+// the callers' own pick stays least-request. Where the user set a policy,
+// ARTT writes none beside it.
 func TestOnGRPCTheTableCarriesItsOwnRoundRobin(t *testing.T) {
 	needCluster(t)
 	const ns = "grpc"
@@ -96,7 +97,7 @@ func TestOnGRPCTheTableCarriesItsOwnRoundRobin(t *testing.T) {
 		want    networkingapi.LoadBalancerSettings_SimpleLB
 	}{
 		{"table", table, true, networkingapi.LoadBalancerSettings_ROUND_ROBIN},
-		{"lifted", nil, false, networkingapi.LoadBalancerSettings_UNSPECIFIED},
+		{"lifted", nil, false, networkingapi.LoadBalancerSettings_LEAST_REQUEST},
 		{"table again", table, true, networkingapi.LoadBalancerSettings_ROUND_ROBIN},
 	} {
 		comps, snap = view()
@@ -107,7 +108,7 @@ func TestOnGRPCTheTableCarriesItsOwnRoundRobin(t *testing.T) {
 			t.Errorf("%s: loadBalancer.simple %v; want %v", step.name, got, step.want)
 		}
 	}
-	// ARTT's own ROUND_ROBIN in force is still not the user's.
+	// ARTT's own policy in force is still not the user's.
 	comps, snap = view()
 	if c := snap[ns+"/unset"]; !c.RoundRobinUnderTable || c.Pick != traffic.PickByQueue {
 		t.Errorf("under ARTT's ROUND_ROBIN: RoundRobinUnderTable %v, pick %q; want true and least-request", c.RoundRobinUnderTable, c.Pick)

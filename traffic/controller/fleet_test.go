@@ -115,7 +115,7 @@ func TestFleetScale(t *testing.T) {
 	// the node rightly stays), deleted together.
 	nsName, dep := "fleet-3", "d5"
 	rule := func() map[string]map[string]uint32 {
-		dr, err := getRule(nsName, ruleName(dep))
+		dr, err := getRule(nsName, RuleName(dep))
 		if err != nil {
 			return nil
 		}

@@ -44,7 +44,7 @@ func TestPickIsTheUsersRulesPolicy(t *testing.T) {
 			rule("older", "backend", time.Hour, networkingapi.LoadBalancerSettings_ROUND_ROBIN),
 		}, traffic.PickBlind},
 		{"ARTT's own rule and another host's say nothing", []*networkingv1.DestinationRule{
-			rule(ruleName("backend"), "backend", time.Hour, networkingapi.LoadBalancerSettings_ROUND_ROBIN),
+			rule(RuleName("backend"), "backend", time.Hour, networkingapi.LoadBalancerSettings_ROUND_ROBIN),
 			rule("frontend", "frontend", time.Hour, networkingapi.LoadBalancerSettings_ROUND_ROBIN),
 		}, traffic.PickByQueue},
 	} {

@@ -50,9 +50,10 @@ type component struct {
 	host      string
 	// uid is the Deployment's, which owns the rule ARTT creates for it.
 	uid types.UID
-	// roundRobinUnderTable is true when ARTT writes ROUND_ROBIN with the
-	// component's table (DataPlaneGRPC, leavesPickToARTT).
-	roundRobinUnderTable bool
+	// setsSimple is true when ARTT writes the rule's loadBalancer.simple:
+	// ROUND_ROBIN with a table, LEAST_REQUEST without (DataPlaneGRPC,
+	// leavesPickToARTT).
+	setsSimple bool
 }
 
 func componentName(namespace, name string) string { return namespace + "/" + name }
@@ -172,10 +173,10 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 	for _, d := range c.deployments {
 		name := componentName(d.Namespace, d.Name)
 		comp := component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d), uid: d.UID}
-		comp.roundRobinUnderTable = c.dataPlane == DataPlaneGRPC && leavesPickToARTT(c.rules, comp)
+		comp.setsSimple = c.dataPlane == DataPlaneGRPC && leavesPickToARTT(c.rules, comp)
 		comps[name] = comp
 		byWorkload[workloadKey{d.Namespace, d.Name}] = name
-		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(c.rules, comp), RoundRobinUnderTable: comp.roundRobinUnderTable})
+		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(c.rules, comp), RoundRobinUnderTable: comp.setsSimple})
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil || sel.Empty() {
 			continue

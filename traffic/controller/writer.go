@@ -51,8 +51,9 @@ type target struct {
 // key names the rule as namespace/name.
 func (t target) key() string { return t.namespace + "/" + t.name }
 
-// ruleName is the name of the DestinationRule ARTT creates for a workload.
-func ruleName(workload string) string { return "artt-" + workload }
+// RuleName is the name of the DestinationRule ARTT creates for a workload
+// whose namespace has no rule of the user's for its host.
+func RuleName(workload string) string { return "artt-" + workload }
 
 // matchesHost reports whether a DestinationRule's host is the component's:
 // the full name or the short forms Istio resolves in the same namespace.
@@ -69,7 +70,7 @@ func chooseTarget(rules []*networkingv1.DestinationRule, c component) target {
 	if r := userRule(rules, c); r != nil {
 		return target{namespace: c.namespace, name: r.Name}
 	}
-	return target{namespace: c.namespace, name: ruleName(c.workload), own: true}
+	return target{namespace: c.namespace, name: RuleName(c.workload), own: true}
 }
 
 // userRule is the user's DestinationRule for the component's host (the
@@ -77,7 +78,7 @@ func chooseTarget(rules []*networkingv1.DestinationRule, c component) target {
 func userRule(rules []*networkingv1.DestinationRule, c component) *networkingv1.DestinationRule {
 	var oldest *networkingv1.DestinationRule
 	for _, r := range rules {
-		if r.Namespace != c.namespace || r.Name == ruleName(c.workload) || !matchesHost(r.Spec.GetHost(), c) {
+		if r.Namespace != c.namespace || r.Name == RuleName(c.workload) || !matchesHost(r.Spec.GetHost(), c) {
 			continue
 		}
 		if oldest == nil || cmp.Or(r.CreationTimestamp.Compare(oldest.CreationTimestamp.Time), strings.Compare(r.Name, oldest.Name)) < 0 {
@@ -88,9 +89,9 @@ func userRule(rules []*networkingv1.DestinationRule, c component) *networkingv1.
 }
 
 // pickOf is how the component's callers pick a pod without a table: its
-// user's rule's loadBalancer.simple, Istio's default LEAST_REQUEST where no
-// rule or no policy is set (ARTT's own rule sets none, and the ROUND_ROBIN
-// ARTT writes with a table on gRPC is not the user's).
+// user's rule's loadBalancer.simple, else LEAST_REQUEST: Istio's default
+// for Envoy, and what ARTT writes itself on gRPC (DataPlaneGRPC), whose
+// policy is then not the user's.
 func pickOf(rules []*networkingv1.DestinationRule, c component) traffic.Pick {
 	r := userRule(rules, c)
 	if r == nil {
@@ -103,10 +104,8 @@ func pickOf(rules []*networkingv1.DestinationRule, c component) traffic.Pick {
 // (a component left to Envoy) switches locality load balancing off rather
 // than leaving it unset: Istio turns it on by itself when the rule has
 // outlier detection, and would then keep each caller's traffic on its own
-// node (one locality per node). With a table on gRPC it owns
-// loadBalancer.simple too (ROUND_ROBIN, the only policy under which gRPC
-// honours the weights) and, by leaving it out when the table is lifted,
-// gives the callers Istio's default back.
+// node (one locality per node). On gRPC it owns loadBalancer.simple too
+// (DataPlaneGRPC): ROUND_ROBIN with a table, LEAST_REQUEST without.
 func applyConfig(t target, c component, ds []istio.Distribute, enabled bool, state string) *applyv1.DestinationRuleApplyConfiguration {
 	var dist []*networkingapi.LocalityLoadBalancerSetting_Distribute
 	for _, d := range ds {
@@ -118,8 +117,12 @@ func applyConfig(t target, c component, ds []istio.Distribute, enabled bool, sta
 			Distribute: dist,
 		},
 	}
-	if enabled && c.roundRobinUnderTable {
-		lb.LbPolicy = &networkingapi.LoadBalancerSettings_Simple{Simple: networkingapi.LoadBalancerSettings_ROUND_ROBIN}
+	if c.setsSimple {
+		simple := networkingapi.LoadBalancerSettings_LEAST_REQUEST
+		if enabled {
+			simple = networkingapi.LoadBalancerSettings_ROUND_ROBIN
+		}
+		lb.LbPolicy = &networkingapi.LoadBalancerSettings_Simple{Simple: simple}
 	}
 	spec := &networkingapi.DestinationRule{TrafficPolicy: &networkingapi.TrafficPolicy{LoadBalancer: lb}}
 	cfg := applyv1.DestinationRule(t.name, t.namespace)
@@ -146,7 +149,7 @@ func applyConfig(t target, c component, ds []istio.Distribute, enabled bool, sta
 // a rule is written for its weights; the state then goes along.
 func fingerprint(t target, c component, ds []istio.Distribute, enabled bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s/%s|%v|%s|%v|%v", t.namespace, t.name, t.own, c.host, enabled, c.roundRobinUnderTable)
+	fmt.Fprintf(&b, "%s/%s|%v|%s|%v|%v", t.namespace, t.name, t.own, c.host, enabled, c.setsSimple)
 	for _, d := range ds {
 		keys := make([]string, 0, len(d.To))
 		for k := range d.To {
