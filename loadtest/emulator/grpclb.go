@@ -20,8 +20,9 @@ package emulator
 //     RANDOM or PEAK_EWMA balancer (the scenario refuses them).
 //  4. A table policy's run under LEAST_REQUEST is artt-traffic with
 //     --data-plane=grpc on a rule that leaves loadBalancer.simple unset:
-//     it writes ROUND_ROBIN with its table, so its callers pick as in 1
-//     while the table is in force, and as in 2 once it is lifted.
+//     it writes ROUND_ROBIN with its table and LEAST_REQUEST where it
+//     lifts it, so its callers pick as in 1 while the table is in force,
+//     and as in 2 once it is lifted.
 //
 // So where Envoy's EDF schedule spreads a locality's picks evenly in time,
 // gRPC's are a random thinning of the arrivals: with one pod per locality,

@@ -63,7 +63,7 @@ func TestGRPCRoundRobinIsARandomSplitOverLocalities(t *testing.T) {
 }
 
 // A table policy's run under LEAST_REQUEST on gRPC is artt-traffic writing
-// ROUND_ROBIN with its table: HEART, whose table is always in force, runs
+// ROUND_ROBIN with its table and LEAST_REQUEST without: HEART, whose table is always in force, runs
 // exactly as under the user's ROUND_ROBIN. ARTT hands four alike pods with
 // no network between them over to least-request at its first measured
 // cycle (5 s), and its callers get gRPC's least_request back, whose power

@@ -517,7 +517,7 @@ func (r Run) validateOnGRPC(f string) []error {
 	case r.LBPolicy == "RANDOM" || r.LBPolicy == "PEAK_EWMA":
 		errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "gRPC's xDS clients have no "+r.LBPolicy+" balancer"))
 	case !dataPlane && r.LBPolicy != "ROUND_ROBIN" && r.LBPolicy != "LEAST_REQUEST":
-		errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "gRPC honours locality weights only under ROUND_ROBIN (its least_request has no locality layer): set lbPolicy ROUND_ROBIN, or LEAST_REQUEST for artt-traffic to write ROUND_ROBIN with each table and lift it with the table"))
+		errs = append(errs, bad(f+".lbPolicy", r.LBPolicy, "gRPC honours locality weights only under ROUND_ROBIN (its least_request has no locality layer): set lbPolicy ROUND_ROBIN, or LEAST_REQUEST for artt-traffic to write ROUND_ROBIN with each table and LEAST_REQUEST where it lifts one"))
 	}
 	if r.OutlierDetection != nil {
 		errs = append(errs, bad(f+".outlierDetection", "set", "istiod sends gRPC clients no outlier detection"))
