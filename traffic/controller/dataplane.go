@@ -77,6 +77,13 @@ func ownsPath(raw []byte, path []string) bool {
 	return true
 }
 
+// carriesWeightsOnGRPC reports whether the user's rule for the component
+// sets ROUND_ROBIN, the one policy under which gRPC honours the weights.
+func carriesWeightsOnGRPC(rules []*networkingv1.DestinationRule, c component) bool {
+	r := userRule(rules, c)
+	return r != nil && usersSimple(r) == networkingapi.LoadBalancerSettings_ROUND_ROBIN.String()
+}
+
 // leavesPickToARTT reports whether ARTT may write loadBalancer.simple into
 // the component's rule: its own rule, or a user's that sets neither a
 // simple policy nor a consistent hash (simple's sibling in a oneof).

@@ -62,17 +62,17 @@ func TestOnGRPCTheTableCarriesItsOwnRoundRobin(t *testing.T) {
 	}
 	comps, snap := view()
 	for name, want := range map[string]struct {
-		rr   bool
-		pick traffic.Pick
+		rr, dropped bool
+		pick        traffic.Pick
 	}{
-		"unset": {true, traffic.PickByQueue},  // left to ARTT
-		"bare":  {true, traffic.PickByQueue},  // no user's rule: ARTT's own
-		"lr":    {false, traffic.PickByQueue}, // the user's LEAST_REQUEST: gRPC drops the weights
-		"rr":    {false, traffic.PickBlind},   // the user's ROUND_ROBIN carries them already
+		"unset": {true, false, traffic.PickByQueue}, // left to ARTT
+		"bare":  {true, false, traffic.PickByQueue}, // no user's rule: ARTT's own
+		"lr":    {false, true, traffic.PickByQueue}, // the user's LEAST_REQUEST: gRPC drops the weights
+		"rr":    {false, false, traffic.PickBlind},  // the user's ROUND_ROBIN carries them already
 	} {
 		c := snap[ns+"/"+name]
-		if c.RoundRobinUnderTable != want.rr || c.Pick != want.pick {
-			t.Errorf("%s: RoundRobinUnderTable %v, pick %q; want %v, %q", name, c.RoundRobinUnderTable, c.Pick, want.rr, want.pick)
+		if c.RoundRobinUnderTable != want.rr || c.Pick != want.pick || comps[ns+"/"+name].weightsDropped != want.dropped {
+			t.Errorf("%s: RoundRobinUnderTable %v, pick %q, weights dropped %v; want %v, %q, %v", name, c.RoundRobinUnderTable, c.Pick, comps[ns+"/"+name].weightsDropped, want.rr, want.pick, want.dropped)
 		}
 	}
 

@@ -101,6 +101,8 @@ func (c *Controller) writeRoute(ctx context.Context, r traffic.Route, t target, 
 	switch {
 	case err != nil:
 		c.log.Error("routing not written", append(logArgs, "error", err)...)
+	case comp.weightsDropped && !r.Envoy && res == written:
+		c.log.Warn("routing written where gRPC's clients drop it: their rule's loadBalancer.simple is not ROUND_ROBIN; set ROUND_ROBIN, or leave it unset for artt-traffic to write it", logArgs...)
 	case res == written || res == dryRun:
 		c.log.Info("routing", logArgs...)
 	default:

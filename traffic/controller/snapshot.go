@@ -54,6 +54,9 @@ type component struct {
 	// ROUND_ROBIN with a table, LEAST_REQUEST without (DataPlaneGRPC,
 	// leavesPickToARTT).
 	setsSimple bool
+	// weightsDropped is true on gRPC where the user's rule sets a policy
+	// other than ROUND_ROBIN: the clients drop the weights ARTT writes.
+	weightsDropped bool
 }
 
 func componentName(namespace, name string) string { return namespace + "/" + name }
@@ -174,6 +177,7 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 		name := componentName(d.Namespace, d.Name)
 		comp := component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d), uid: d.UID}
 		comp.setsSimple = c.dataPlane == DataPlaneGRPC && leavesPickToARTT(c.rules, comp)
+		comp.weightsDropped = c.dataPlane == DataPlaneGRPC && !comp.setsSimple && !carriesWeightsOnGRPC(c.rules, comp)
 		comps[name] = comp
 		byWorkload[workloadKey{d.Namespace, d.Name}] = name
 		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(c.rules, comp), RoundRobinUnderTable: comp.setsSimple})
