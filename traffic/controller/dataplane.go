@@ -77,18 +77,17 @@ func ownsPath(raw []byte, path []string) bool {
 	return true
 }
 
-// carriesWeightsOnGRPC reports whether the user's rule for the component
-// sets ROUND_ROBIN, the one policy under which gRPC honours the weights.
-func carriesWeightsOnGRPC(rules []*networkingv1.DestinationRule, c component) bool {
-	r := userRule(rules, c)
+// carriesWeightsOnGRPC reports whether a user's rule (nil for none) sets
+// ROUND_ROBIN, the one policy under which gRPC honours the weights.
+func carriesWeightsOnGRPC(r *networkingv1.DestinationRule) bool {
 	return r != nil && usersSimple(r) == networkingapi.LoadBalancerSettings_ROUND_ROBIN.String()
 }
 
 // leavesPickToARTT reports whether ARTT may write loadBalancer.simple into
-// the component's rule: its own rule, or a user's that sets neither a
-// simple policy nor a consistent hash (simple's sibling in a oneof).
-func leavesPickToARTT(rules []*networkingv1.DestinationRule, c component) bool {
-	r := userRule(rules, c)
+// a component's rule, given its user's rule (nil for none, when ARTT
+// writes its own): one that sets neither a simple policy nor a consistent
+// hash (simple's sibling in a oneof).
+func leavesPickToARTT(r *networkingv1.DestinationRule) bool {
 	if r == nil {
 		return true
 	}

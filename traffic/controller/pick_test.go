@@ -48,7 +48,7 @@ func TestPickIsTheUsersRulesPolicy(t *testing.T) {
 			rule("frontend", "frontend", time.Hour, networkingapi.LoadBalancerSettings_ROUND_ROBIN),
 		}, traffic.PickByQueue},
 	} {
-		if got := pickOf(c.rules, comp); got != c.want {
+		if got := pickOf(userRule(c.rules, comp)); got != c.want {
 			t.Errorf("%s: pick %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -176,11 +176,12 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 	for _, d := range c.deployments {
 		name := componentName(d.Namespace, d.Name)
 		comp := component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d), uid: d.UID}
-		comp.setsSimple = c.dataPlane == DataPlaneGRPC && leavesPickToARTT(c.rules, comp)
-		comp.weightsDropped = c.dataPlane == DataPlaneGRPC && !comp.setsSimple && !carriesWeightsOnGRPC(c.rules, comp)
+		users := userRule(c.rules, comp)
+		comp.setsSimple = c.dataPlane == DataPlaneGRPC && leavesPickToARTT(users)
+		comp.weightsDropped = c.dataPlane == DataPlaneGRPC && !comp.setsSimple && !carriesWeightsOnGRPC(users)
 		comps[name] = comp
 		byWorkload[workloadKey{d.Namespace, d.Name}] = name
-		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(c.rules, comp), RoundRobinUnderTable: comp.setsSimple})
+		s.Components = append(s.Components, traffic.Component{Name: name, Pick: pickOf(users), RoundRobinUnderTable: comp.setsSimple})
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil || sel.Empty() {
 			continue
