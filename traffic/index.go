@@ -61,10 +61,9 @@ type Index struct {
 	callees map[string][]string
 	comps   []string
 	picks   map[string]Pick
-	// tablePicks holds the components whose picks under a table differ
-	// from Pick (Component.RoundRobinUnderTable).
-	tablePicks map[string]Pick
-	replicas   map[string]Replica
+	// roundRobinUnderTable holds Component.RoundRobinUnderTable.
+	roundRobinUnderTable map[string]bool
+	replicas             map[string]Replica
 }
 
 // NewIndex validates s and indexes it.
@@ -84,14 +83,14 @@ func NewIndex(s Snapshot) (*Index, error) {
 		delaysBuilt <- built{t, err}
 	}()
 	x := &Index{
-		Snapshot:   s,
-		nodes:      make(map[string]Node, len(s.Nodes)),
-		groups:     make(map[string][]Group),
-		callsTo:    make(map[string][]Call),
-		callees:    make(map[string][]string),
-		picks:      make(map[string]Pick, len(s.Components)),
-		tablePicks: make(map[string]Pick),
-		replicas:   make(map[string]Replica, len(s.Replicas)),
+		Snapshot:             s,
+		nodes:                make(map[string]Node, len(s.Nodes)),
+		groups:               make(map[string][]Group),
+		callsTo:              make(map[string][]Call),
+		callees:              make(map[string][]string),
+		picks:                make(map[string]Pick, len(s.Components)),
+		roundRobinUnderTable: make(map[string]bool),
+		replicas:             make(map[string]Replica, len(s.Replicas)),
 	}
 	for _, n := range s.Nodes {
 		x.nodes[n.Name] = n
@@ -100,7 +99,7 @@ func NewIndex(s Snapshot) (*Index, error) {
 		x.comps = append(x.comps, c.Name)
 		x.picks[c.Name] = c.Pick
 		if c.RoundRobinUnderTable {
-			x.tablePicks[c.Name] = PickBlind
+			x.roundRobinUnderTable[c.Name] = true
 		}
 	}
 	slices.Sort(x.comps)
@@ -165,8 +164,8 @@ func (x *Index) Pick(component string) Pick { return x.picks[component] }
 // TablePick returns how a component's callers pick a pod inside a locality
 // while its table is in force.
 func (x *Index) TablePick(component string) Pick {
-	if p, ok := x.tablePicks[component]; ok {
-		return p
+	if x.roundRobinUnderTable[component] {
+		return PickBlind
 	}
 	return x.picks[component]
 }

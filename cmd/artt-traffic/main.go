@@ -34,7 +34,7 @@ import (
 type flags struct {
 	prometheus, policy, leaseNamespace, metricsAddr, probeAddr string
 	topology                                                   string
-	dataPlane                                                  string
+	dataPlane                                                  controller.DataPlane
 	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
 	forgetAfter                                                time.Duration
 	dryRun, labelNodes, leaderElect, leaveToEnvoy              bool
@@ -55,7 +55,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
 	fs.StringVar(&f.topology, "topology-configmap", "artt-system/artt-topology", "namespace/name of the ConfigMap where each cycle publishes the measured node delays and call graph for artt-scheduler (empty: publish none)")
-	fs.StringVar(&f.dataPlane, "data-plane", string(controller.DataPlaneEnvoy), "what carries the weights to the callers: envoy (Istio's sidecars) or grpc (proxyless gRPC, which honours locality weights only under ROUND_ROBIN: where a DestinationRule leaves loadBalancer.simple unset, artt-traffic writes ROUND_ROBIN with a table and LEAST_REQUEST without)")
+	dataPlane := fs.String("data-plane", string(controller.DataPlaneEnvoy), "what carries the weights to the callers: envoy (Istio's sidecars) or grpc (proxyless gRPC, which honours locality weights only under ROUND_ROBIN: where a DestinationRule leaves loadBalancer.simple unset, artt-traffic writes ROUND_ROBIN with a table and LEAST_REQUEST without)")
 	fs.BoolVar(&f.leaveToEnvoy, "leave-to-envoy", true, "artt policy: leave a component to Envoy's own least-request (locality load balancing off) when its table would save less network time than the queueing a static split adds; false always writes the table")
 	fs.DurationVar(&f.forgetAfter, "forget-after", 10*time.Minute, "artt policy: drop what was learned of a component (and of a component's pods on one node) this long after it was last seen; a Deployment recreated sooner resumes where it was")
 	fs.BoolVar(&f.labelNodes, "label-nodes", false, "label nodes that have a region and zone with topology.istio.io/subzone=<node name> (needs the node-labeller RBAC)")
@@ -109,9 +109,11 @@ func parseFlags(args []string) (flags, error) {
 	if f.protectInterval < 0 || (f.protectInterval > 0 && f.protectInterval < time.Second) {
 		problems = append(problems, fmt.Errorf("--protect-interval = %s: must be 0 (off) or at least 1s", f.protectInterval))
 	}
-	if !slices.Contains(controller.DataPlanes, controller.DataPlane(f.dataPlane)) {
-		problems = append(problems, fmt.Errorf("--data-plane = %q: must be %q or %q", f.dataPlane, controller.DataPlaneEnvoy, controller.DataPlaneGRPC))
+	dp, err := controller.ParseDataPlane(*dataPlane)
+	if err != nil {
+		problems = append(problems, fmt.Errorf("--data-plane = %w", err))
 	}
+	f.dataPlane = dp
 	if f.queryTimeout <= 0 {
 		problems = append(problems, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout))
 	}
@@ -194,7 +196,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		DryRun:          f.dryRun,
 		LabelNodes:      f.labelNodes,
 		Topology:        f.topology,
-		DataPlane:       controller.DataPlane(f.dataPlane),
+		DataPlane:       f.dataPlane,
 		Collector:       controller.Collector{Client: pc, Queries: f.queries, Timeout: f.queryTimeout},
 	}, ctrlmetrics.Registry, log)
 	if err != nil {

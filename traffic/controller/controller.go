@@ -104,9 +104,9 @@ func New(c client.Client, ca cache.Cache, ic istioclient.Interface, opts Options
 	if err := checkTopologyRef(opts.Topology); err != nil {
 		return nil, err
 	}
-	dataPlane, err := parseDataPlane(opts.DataPlane)
+	dataPlane, err := ParseDataPlane(string(opts.DataPlane))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("data plane %w", err)
 	}
 	opts.DataPlane = dataPlane
 	policy, err := allocate.New(opts.Policy, opts.Allocate)

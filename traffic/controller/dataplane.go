@@ -24,18 +24,15 @@ const (
 	DataPlaneGRPC DataPlane = "grpc"
 )
 
-// DataPlanes are the values --data-plane accepts.
-var DataPlanes = []DataPlane{DataPlaneEnvoy, DataPlaneGRPC}
-
-// parseDataPlane checks a data plane's name ("" is Envoy's).
-func parseDataPlane(s DataPlane) (DataPlane, error) {
-	switch s {
+// ParseDataPlane checks a data plane's name ("" is Envoy's).
+func ParseDataPlane(s string) (DataPlane, error) {
+	switch d := DataPlane(s); d {
 	case "":
 		return DataPlaneEnvoy, nil
 	case DataPlaneEnvoy, DataPlaneGRPC:
-		return s, nil
+		return d, nil
 	}
-	return "", fmt.Errorf("data plane %q: must be %q or %q", s, DataPlaneEnvoy, DataPlaneGRPC)
+	return "", fmt.Errorf("%q: must be %q or %q", s, DataPlaneEnvoy, DataPlaneGRPC)
 }
 
 // simplePath is loadBalancer.simple in a DestinationRule's managed fields.
