@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	networkingapi "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -24,15 +26,8 @@ type Rows map[string]map[string]uint32
 // wrote none, or left the component to the balancer), into the user's rule
 // or, where the run has none, its own.
 func (a *Active) Rule(ctx context.Context, component string) (Rows, error) {
-	rules := a.H.Cluster.Istio.NetworkingV1().DestinationRules(a.Namespace)
-	dr, err := rules.Get(ctx, backend.ObjectName(component), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		dr, err = rules.Get(ctx, controller.RuleName(backend.ObjectName(component)), metav1.GetOptions{})
-	}
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+	dr, err := a.rule(ctx, component)
+	if dr == nil || err != nil {
 		return nil, err
 	}
 	lb := dr.Spec.GetTrafficPolicy().GetLoadBalancer().GetLocalityLbSetting()
@@ -44,6 +39,33 @@ func (a *Active) Rule(ctx context.Context, component string) (Rows, error) {
 		rows[d.GetFrom()] = d.GetTo()
 	}
 	return rows, nil
+}
+
+// Balancer is the name of the rule in force for a component and the
+// balancer it names ("" for none: gRPC's round robin), whoever wrote it.
+func (a *Active) Balancer(ctx context.Context, component string) (rule, simple string, err error) {
+	dr, err := a.rule(ctx, component)
+	if dr == nil || err != nil {
+		return "", "", err
+	}
+	if s := dr.Spec.GetTrafficPolicy().GetLoadBalancer().GetSimple(); s != networkingapi.LoadBalancerSettings_UNSPECIFIED {
+		simple = s.String()
+	}
+	return dr.Name, simple, nil
+}
+
+// rule is the user's DestinationRule for a component or, where the run has
+// none, artt-traffic's own (nil when neither exists).
+func (a *Active) rule(ctx context.Context, component string) (*networkingv1.DestinationRule, error) {
+	rules := a.H.Cluster.Istio.NetworkingV1().DestinationRules(a.Namespace)
+	dr, err := rules.Get(ctx, backend.ObjectName(component), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		dr, err = rules.Get(ctx, controller.RuleName(backend.ObjectName(component)), metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return dr, err
 }
 
 // Locality is the Istio locality of a scenario node.

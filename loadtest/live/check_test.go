@@ -13,6 +13,8 @@ import (
 
 	"github.com/artt-dev/artt/internal/promtest"
 	"github.com/artt-dev/artt/loadtest/live"
+	"github.com/artt-dev/artt/loadtest/live/backend"
+	"github.com/artt-dev/artt/traffic/controller"
 
 	"github.com/artt-dev/artt/internal/stats"
 )
@@ -65,7 +67,7 @@ func needLive(t *testing.T) {
 }
 
 // The live loop's short check, on testdata/check.yaml under ARTT's
-// routing: each caller node's share of the backend's requests follows
+// routing, with the ROUND_ROBIN artt-traffic writes for gRPC: each caller node's share of the backend's requests follows
 // ARTT's row within 5 points; no request is lost across an istiod
 // restart; a deleted pod's share goes to zero (and how long it takes is
 // logged); a node whose quota is cut loses traffic at ARTT's next
@@ -258,7 +260,9 @@ func sharesOver(ctx context.Context, t *testing.T, a *live.Active, window time.D
 }
 
 func checkShares(ctx context.Context, t *testing.T, a *live.Active) {
+	checkOwnRoundRobin(ctx, t, a)
 	shares, rows := sharesOver(ctx, t, a, 30*time.Second)
+	checkOwnRoundRobin(ctx, t, a)
 	missing := 0
 	for _, from := range a.H.Plan.Scenario.Cluster.Nodes {
 		row := rows[live.Locality(from.Name)]
@@ -276,6 +280,20 @@ func checkShares(ctx context.Context, t *testing.T, a *live.Active) {
 	}
 	if missing == 0 {
 		t.Error("every row names every node: a node the rows leave out was not exercised")
+	}
+}
+
+// checkOwnRoundRobin checks that the backend's rule in force is the one
+// artt-traffic wrote where the user wrote none, naming ROUND_ROBIN: gRPC
+// carries the rows only under it.
+func checkOwnRoundRobin(ctx context.Context, t *testing.T, a *live.Active) {
+	t.Helper()
+	rule, simple, err := a.Balancer(ctx, "backend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := controller.RuleName(backend.ObjectName("backend")); rule != want || simple != "ROUND_ROBIN" {
+		t.Errorf("the backend's rule in force is %q with balancer %q, want artt-traffic's own %q with ROUND_ROBIN", rule, simple, want)
 	}
 }
 
