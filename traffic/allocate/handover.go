@@ -79,6 +79,9 @@ type handover struct {
 	// blind is true when the callers' own picks are blind (PickBlind),
 	// tableBlind when their picks inside a node under the table are.
 	blind, tableBlind bool
+	// fullPod is true when a pod the table would feed ran at its CPU
+	// limit, so the table was not priced (fullpods.go).
+	fullPod bool
 	// held explains a verdict in force kept against the prices
 	// (hysteresis.go); empty when the prices decided.
 	held string
@@ -108,7 +111,11 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	queueingMs := p.queueingMs(blind)
 	spread := ownSpreadCost(x, supplies, groups, ownParts(podRates, blind))
 	savingMs := 2 * (spread - r.Cost)
-	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind, tableBlind: tableBlind, prices: p}
+	full := !blind && !math.IsInf(queueingMs, -1) && feedsFullPod(r, groups)
+	if full {
+		queueingMs = math.Inf(1) // not priced: fullpods.go
+	}
+	return handover{envoy: savingMs <= queueingMs, savingMs: savingMs, queueingMs: queueingMs, spreadCost: spread, blind: blind, tableBlind: tableBlind, fullPod: full, prices: p}
 }
 
 // withCallees adds to the table's price what it freezes in the callees'
@@ -395,6 +402,8 @@ func (h handover) ownBalancing() string {
 // queueingPhrase says what the table does to queueing and service.
 func (h handover) queueingPhrase(save, add string) string {
 	switch {
+	case h.fullPod:
+		return "a pod it would feed ran at its CPU limit, with a queue no steady price sees"
 	case math.IsInf(h.queueingMs, -1) && h.blind:
 		return "spares the blind picks' even split, which would overload a slow pod"
 	case math.IsInf(h.queueingMs, -1):

@@ -226,6 +226,37 @@ func TestHandoverLeavesASaturatedComponentToEnvoy(t *testing.T) {
 	}
 }
 
+// After a burst: one pod per node ran at its 1-core limit (80 requests per
+// second at 12.5 ms) and a new idle pod has joined each node. The steady
+// prices see room on the new pods, and on 15 ms links the table's locality
+// would pay; but the full pods' queues are in no counter, so the table is
+// not priced and B goes to least-request. The same pods a tenth short of
+// their limit keep the table, and so do blind callers, which have nothing
+// better to hand over to.
+func TestATableFeedingAFullPodIsNotPriced(t *testing.T) {
+	afterBurst := func(utilization float64) traffic.Snapshot {
+		s := callerCallee(3, 3, 1, 240*utilization, 12.5, 15)
+		for i := range 3 {
+			s.Replicas = append(s.Replicas, traffic.Replica{
+				Name: fmt.Sprintf("b-new-%d", i), Component: "B", Node: fmt.Sprintf("n%d", i), Ready: true,
+				CPU: 0, CPULimit: 1, Requests: 0, LatencyP95: math.NaN(), ErrorRate: math.NaN(),
+			})
+		}
+		return s
+	}
+	if r := routeB(t, DefaultOptions(), afterBurst(1)); !r.Envoy || !hasNote(r, "left to Envoy's least-request") || !strings.Contains(strings.Join(r.Notes, " "), "ran at its CPU limit") {
+		t.Errorf("full pods: envoy %v, notes %q; want least-request, saying a pod ran at its limit", r.Envoy, r.Notes)
+	}
+	if r := routeB(t, DefaultOptions(), afterBurst(0.9)); r.Envoy {
+		t.Errorf("pods at 90%%: notes %q; want the table its locality pays for", r.Notes)
+	}
+	blind := afterBurst(1)
+	blind.Components[1].Pick = traffic.PickBlind
+	if r := routeB(t, DefaultOptions(), blind); r.Envoy {
+		t.Errorf("full pods, blind callers: notes %q; want the table", r.Notes)
+	}
+}
+
 func TestHandoverCanBeSwitchedOff(t *testing.T) {
 	opts := DefaultOptions()
 	opts.LeaveToEnvoy = false
