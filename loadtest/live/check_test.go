@@ -67,10 +67,11 @@ func needLive(t *testing.T) {
 }
 
 // The live loop's short check, on testdata/check.yaml under ARTT's
-// routing, with the ROUND_ROBIN artt-traffic writes for gRPC: each caller node's share of the backend's requests follows
-// ARTT's row within 5 points; no request is lost across an istiod
-// restart; a deleted pod's share goes to zero (and how long it takes is
-// logged); a node whose quota is cut loses traffic at ARTT's next
+// routing with the ROUND_ROBIN artt-traffic writes for gRPC: the rule in
+// force is artt-traffic's own; each caller node's share of the backend's
+// requests follows ARTT's row within 5 points; no request is lost across
+// an istiod restart; a deleted pod's share goes to zero (and how long it
+// takes is logged); a node whose quota is cut loses traffic at ARTT's next
 // measurements.
 func TestLiveCheck(t *testing.T) {
 	needLive(t)
