@@ -22,7 +22,8 @@ import "github.com/artt-dev/artt/traffic"
 const fullUtilization = 0.98
 
 // feedsFullPod reports whether route r sends a share to a node where a pod
-// of the component ran at its CPU limit over the last interval.
+// of the component ran at its CPU limit over the last interval. A pod with
+// no known limit has none to reach, and never counts as full.
 func feedsFullPod(r traffic.Route, groups []traffic.Group) bool {
 	sent := make(map[string]bool, len(r.Groups))
 	for _, g := range r.Groups {
@@ -33,7 +34,7 @@ func feedsFullPod(r traffic.Route, groups []traffic.Group) bool {
 			continue
 		}
 		for _, p := range g.Replicas {
-			if p.CPU/p.Limit() >= fullUtilization {
+			if p.CPULimit > 0 && p.CPU/p.CPULimit >= fullUtilization {
 				return true
 			}
 		}

@@ -232,7 +232,7 @@ func TestHandoverLeavesASaturatedComponentToEnvoy(t *testing.T) {
 // would pay; but the full pods' queues are in no counter, so the table is
 // not priced and B goes to least-request. The same pods a tenth short of
 // their limit keep the table, and so do blind callers, which have nothing
-// better to hand over to.
+// better to hand over to, and pods with no limit to reach.
 func TestATableFeedingAFullPodIsNotPriced(t *testing.T) {
 	afterBurst := func(utilization float64) traffic.Snapshot {
 		s := callerCallee(3, 3, 1, 240*utilization, 12.5, 15)
@@ -254,6 +254,14 @@ func TestATableFeedingAFullPodIsNotPriced(t *testing.T) {
 	blind.Components[1].Pick = traffic.PickBlind
 	if r := routeB(t, DefaultOptions(), blind); r.Envoy {
 		t.Errorf("full pods, blind callers: notes %q; want the table", r.Notes)
+	}
+	// Without a known limit (priced as 1 core) a pod has none to reach.
+	unlimited := afterBurst(1)
+	for i := range unlimited.Replicas {
+		unlimited.Replicas[i].CPULimit = 0
+	}
+	if r := routeB(t, DefaultOptions(), unlimited); r.Envoy {
+		t.Errorf("a core busy without a limit: notes %q; want the table", r.Notes)
 	}
 }
 
