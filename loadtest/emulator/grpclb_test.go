@@ -63,12 +63,13 @@ func TestGRPCRoundRobinIsARandomSplitOverLocalities(t *testing.T) {
 }
 
 // A table policy's run under LEAST_REQUEST on gRPC is artt-traffic writing
-// ROUND_ROBIN with its table and LEAST_REQUEST without: HEART, whose table is always in force, runs
-// exactly as under the user's ROUND_ROBIN. ARTT hands four alike pods with
-// no network between them over to least-request at its first measured
-// cycle (5 s), and its callers get gRPC's least_request back, whose power
-// of two choices queue far less than the random split's M/M/1 (5 ms at
-// ρ = 0.8); under the user's ROUND_ROBIN there is nothing to hand over to.
+// ROUND_ROBIN with its table and LEAST_REQUEST without: HEART, whose table
+// is always in force, runs exactly as under the user's ROUND_ROBIN. ARTT
+// hands four alike pods with no network between them over to least-request
+// at its first measured cycle (5 s), and its callers get gRPC's
+// least_request back, whose power of two choices queue far less than the
+// random split's M/M/1 (5 ms at ρ = 0.8); under the user's ROUND_ROBIN there
+// is nothing to hand over to.
 func TestOnGRPCATableBringsItsOwnRoundRobin(t *testing.T) {
 	run := func(routing, lb string) *Result {
 		sc := spreadOver(4, 0.8, 200_000, scenario.DataPlaneGRPC)

@@ -21,16 +21,13 @@ import "github.com/artt-dev/artt/traffic"
 // counters over a window that does not align with its busy time.
 const fullUtilization = 0.98
 
-// feedsFullPod reports whether route r sends a share to a node where a pod
-// of the component ran at its CPU limit over the last interval. A pod with
-// no known limit has none to reach, and never counts as full.
-func feedsFullPod(r traffic.Route, groups []traffic.Group) bool {
-	sent := make(map[string]bool, len(r.Groups))
-	for _, g := range r.Groups {
-		sent[g.Node] = g.Share > 0
-	}
+// feedsFullPod reports whether a table of the given shares per node sends
+// some to a node where a pod of the component ran at its CPU limit over the
+// last interval. A pod with no known limit has none to reach, and never
+// counts as full.
+func feedsFullPod(shares map[string]float64, groups []traffic.Group) bool {
 	for _, g := range groups {
-		if !sent[g.Node] {
+		if shares[g.Node] <= 0 {
 			continue
 		}
 		for _, p := range g.Replicas {

@@ -107,11 +107,12 @@ func judgeHandover(x *traffic.Index, r traffic.Route, groups []traffic.Group, su
 	}
 	blind := x.Pick(r.Component) == traffic.PickBlind
 	tableBlind := x.TablePick(r.Component) == traffic.PickBlind
-	p := priceTable(r, groups, podRates, lambda, callersOn, tableBlind, blind)
+	shares := tableShares(r)
+	p := priceTable(r, shares, groups, podRates, lambda, callersOn, tableBlind, blind)
 	queueingMs := p.queueingMs(blind)
 	spread := ownSpreadCost(x, supplies, groups, ownParts(podRates, blind))
 	savingMs := 2 * (spread - r.Cost)
-	full := !blind && !math.IsInf(queueingMs, -1) && feedsFullPod(r, groups)
+	full := !blind && !math.IsInf(queueingMs, -1) && feedsFullPod(shares, groups)
 	if full {
 		queueingMs = math.Inf(1) // not priced: fullpods.go
 	}
@@ -148,14 +149,19 @@ type prices struct {
 	callers int
 }
 
-// priceTable prices the table of route r, under which the callers' picks
-// inside a node are blind or not (tableBlind), and the callers' own picks
-// over every pod (blind or not).
-func priceTable(r traffic.Route, groups []traffic.Group, podRates [][]float64, lambda float64, callersOn map[string]int, tableBlind, blind bool) prices {
+// tableShares is the share route r's table gives each node.
+func tableShares(r traffic.Route) map[string]float64 {
 	shares := make(map[string]float64, len(r.Groups))
 	for _, g := range r.Groups {
 		shares[g.Node] = g.Share
 	}
+	return shares
+}
+
+// priceTable prices the table of route r, whose shares per node are
+// shares, under which the callers' picks inside a node are blind or not
+// (tableBlind), and the callers' own picks over every pod (blind or not).
+func priceTable(r traffic.Route, shares map[string]float64, groups []traffic.Group, podRates [][]float64, lambda float64, callersOn map[string]int, tableBlind, blind bool) prices {
 	// The sidecars that send to each node under the table.
 	callersTo := make(map[string]int)
 	allCallers := 0

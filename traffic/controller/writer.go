@@ -89,9 +89,10 @@ func userRule(rules []*networkingv1.DestinationRule, c component) *networkingv1.
 }
 
 // pickOf is how a component's callers pick a pod without a table, given
-// its user's rule (userRule, nil for none): that rule's loadBalancer.simple, else LEAST_REQUEST: Istio's default
-// for Envoy, and what ARTT writes itself on gRPC (DataPlaneGRPC), whose
-// policy is then not the user's.
+// its user's rule (userRule, nil for none): that rule's
+// loadBalancer.simple, else LEAST_REQUEST: Istio's default for Envoy, and
+// what ARTT writes itself on gRPC (DataPlaneGRPC), whose policy is then
+// not the user's.
 func pickOf(r *networkingv1.DestinationRule) traffic.Pick {
 	if r == nil {
 		return traffic.PickByQueue
