@@ -45,12 +45,17 @@ import (
 
 // Emulator runs one scenario under one run's policies.
 type Emulator struct {
-	sc   *scenario.Scenario
-	run  scenario.Run
-	rng  *rand.Rand
-	now  float64
-	q    eventQueue
-	rate workload.Rate
+	sc  *scenario.Scenario
+	run scenario.Run
+	// rng is the policies' stream; arrivals and draws are the workload's
+	// (streams.go).
+	rng      *rand.Rand
+	arrivals *rand.Rand
+	draws    *callDraws
+	arrived  uint64 // external arrivals so far
+	now      float64
+	q        eventQueue
+	rate     workload.Rate
 
 	nodes    []*node
 	comps    []*component
@@ -114,6 +119,8 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	e := &Emulator{
 		sc: sc, run: run, rate: rate, q: newEventQueue(), grpc: sc.Cluster.DataPlane == scenario.DataPlaneGRPC,
 		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
+		arrivals:     rand.New(rand.NewPCG(sc.Seed, 0xa221)),
+		draws:        newCallDraws(sc.Seed),
 		byName:       make(map[string]*component),
 		timeout:      sc.Workload.Timeout.Seconds(),
 		warmup:       sc.Warmup.Seconds(),
@@ -174,18 +181,19 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	return e, nil
 }
 
-// hop returns one network traversal's delay in seconds, with jitter.
-func (e *Emulator) hop(from, to *node) float64 {
+// hop returns one network traversal's delay in seconds, with jitter drawn
+// from rng.
+func (e *Emulator) hop(from, to *node, rng *rand.Rand) float64 {
 	ms := e.delayMs[from.idx][to.idx]
 	if j := e.sc.Cluster.Delays.JitterMs; j > 0 && from != to {
-		ms = math.Max(0, ms+j*e.rng.NormFloat64())
+		ms = math.Max(0, ms+j*rng.NormFloat64())
 	}
 	return ms / 1000
 }
 
 // Run simulates the scenario and returns its result.
 func (e *Emulator) Run() (*Result, error) {
-	e.q.push(event{at: e.rate.Next(0, e.rng), kind: evArrival})
+	e.q.push(event{at: e.rate.Next(0, e.arrivals), kind: evArrival})
 	e.q.push(event{at: e.sc.Control.SampleInterval.Seconds(), kind: evSample})
 	if e.policy != nil {
 		e.allocate()
@@ -228,7 +236,7 @@ func (e *Emulator) dispatch(ev event) error {
 				e.beforeArrival()
 			}
 			e.arrive()
-			e.q.push(event{at: e.rate.Next(e.now, e.rng), kind: evArrival})
+			e.q.push(event{at: e.rate.Next(e.now, e.arrivals), kind: evArrival})
 		}
 	case evDeliver:
 		e.deliver(ev.req)
@@ -283,10 +291,11 @@ func (e *Emulator) arrive() {
 	e.res.started(root)
 	g := e.ingress[0]
 	if len(e.ingress) > 1 {
-		g = e.ingress[e.rng.IntN(len(e.ingress))]
+		g = e.ingress[e.arrivals.IntN(len(e.ingress))]
 	}
 	r := e.newRequest()
-	r.root, r.comp, r.from = root, e.entry, g.node
+	r.root, r.comp, r.from, r.key = root, e.entry, g.node, rootKey(e.arrived)
+	e.arrived++
 	e.send(r, g)
 }
 
@@ -309,7 +318,7 @@ func (e *Emulator) send(r *request, via *sidecar) {
 	if r.from != rep.node {
 		e.crossHops++
 	}
-	d := e.hop(r.from, rep.node)
+	d := e.hop(r.from, rep.node, e.draws.of(r.key, drawHopOut))
 	r.root.network += d
 	e.q.push(event{at: e.now + d, kind: evDeliver, req: r})
 }
@@ -324,7 +333,7 @@ func (e *Emulator) deliver(r *request) {
 	}
 	rep.arrivals++
 	r.arrived = e.now
-	r.work = r.comp.spec.DrawCPU(e.rng)
+	r.work = r.comp.spec.DrawCPU(e.draws.of(r.key, drawWork))
 	if rep.comp.spec.Workers > 0 && rep.inService.Len() >= rep.comp.spec.Workers {
 		rep.waiting = append(rep.waiting, r)
 		return
@@ -368,6 +377,7 @@ func (e *Emulator) proceed(r *request) {
 	}
 	c := e.newRequest()
 	c.root, c.parent, c.comp, c.from = r.root, r, r.comp.calls[r.callIdx], r.rep.node
+	c.key = childKey(r.key, r.callIdx)
 	e.send(c, &r.rep.proxy)
 }
 
@@ -383,7 +393,7 @@ func (e *Emulator) answer(r *request, from *node) {
 		rep.window = append(rep.window, (e.now-r.arrived)*1000)
 		e.leaveIfIdle(rep)
 	}
-	d := e.hop(from, r.from)
+	d := e.hop(from, r.from, e.draws.of(r.key, drawHopBack))
 	r.root.network += d
 	e.q.push(event{at: e.now + d, kind: evResponse, req: r})
 }

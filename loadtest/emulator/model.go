@@ -142,6 +142,9 @@ type request struct {
 	sentAt  float64 // when the caller's sidecar sent it
 	callIdx int
 	failed  bool
+	// key names the call by its path from the root: its draws come from
+	// it (streams.go).
+	key uint64
 }
 
 // rootRequest is a client's request end to end.

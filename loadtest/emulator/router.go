@@ -172,7 +172,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	for _, a := range e.nodes {
 		for _, b := range e.nodes {
 			if a != b {
-				s.Delays = append(s.Delays, traffic.Delay{From: a.name, To: b.name, Ms: e.hop(a, b) * 1000})
+				s.Delays = append(s.Delays, traffic.Delay{From: a.name, To: b.name, Ms: e.hop(a, b, e.rng) * 1000})
 			}
 		}
 	}
