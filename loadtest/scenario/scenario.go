@@ -56,6 +56,11 @@ type Scenario struct {
 	// against at equal cost.
 	Frontier *Frontier `json:"frontier,omitempty"`
 	Events   []Event   `json:"events,omitempty"`
+
+	// frontierAdded is set once the frontier block's runs are in Runs, so
+	// that defaults filled twice add them once, and a run of the file's
+	// own marked frontier does not stand in for the block's.
+	frontierAdded bool
 }
 
 // Frontier is a sweep of the default HPA's CPU target, and optionally of

@@ -144,6 +144,25 @@ func TestFrontierExpandsIntoRunsOnce(t *testing.T) {
 	}
 }
 
+// A sweep point the file adds itself (an oracle-free without lookahead, say)
+// joins the block's sweeps; it does not replace them.
+func TestAFilesOwnFrontierRunKeepsTheBlocksSweeps(t *testing.T) {
+	doc := strings.Replace(valid, "runs: [", "frontier: {cpuTargets: [50, 70]}\nruns: [{routing: least-request, autoscaling: oracle-free, lookahead: 0s, cpuTarget: 60, frontier: true}, ", 1)
+	s, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range s.Runs {
+		if r.Frontier {
+			labels = append(labels, r.Label())
+		}
+	}
+	if got, want := strings.Join(labels, ","), "oracle-free-0s-60,hpa-50,hpa-70"; got != want {
+		t.Errorf("frontier runs %s, want %s", got, want)
+	}
+}
+
 // The other autoscalers' sweeps and the floor expand into runs of their
 // own, once, labelled by their knob.
 func TestSweepsAndFloorExpandIntoRuns(t *testing.T) {

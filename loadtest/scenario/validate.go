@@ -176,9 +176,10 @@ func (s *Scenario) expandFrontier() {
 	if f.Routing == "" {
 		f.Routing = "least-request"
 	}
-	if s.frontierExpanded() {
+	if s.frontierAdded {
 		return
 	}
+	s.frontierAdded = true
 	for _, t := range f.CPUTargets {
 		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "hpa-cpu", CPUTarget: t, Frontier: true})
 	}
@@ -200,17 +201,6 @@ func (s *Scenario) expandFrontier() {
 	if f.Floor {
 		s.Runs = append(s.Runs, Run{Routing: f.Routing, Autoscaling: "none", Floor: true})
 	}
-}
-
-// frontierExpanded reports whether the sweep's runs are already in Runs
-// (defaults filled twice must not add them twice).
-func (s *Scenario) frontierExpanded() bool {
-	for _, r := range s.Runs {
-		if r.Frontier {
-			return true
-		}
-	}
-	return false
 }
 
 // sweptAutoscalers are the autoscalers a frontier can sweep.
