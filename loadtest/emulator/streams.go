@@ -38,7 +38,8 @@ func newCallDraws(seed uint64) *callDraws {
 	return d
 }
 
-// of returns the stream for purpose of the call with key.
+// of returns the stream for purpose of the call with key. It is valid until
+// the next call of of: draw from it at once.
 func (d *callDraws) of(key, purpose uint64) *rand.Rand {
 	d.src.Seed(mix64(d.seed+purpose), key)
 	return d.rng
