@@ -27,13 +27,17 @@ const (
 // callDraws hands out a call's stream for one purpose. It reseeds one
 // generator rather than keep one per request: a PCG's state is two words.
 type callDraws struct {
-	seed uint64
-	src  rand.PCG
-	rng  *rand.Rand
+	seeds [drawHopBack + 1]uint64 // per purpose, from the run's seed
+	src   rand.PCG
+	rng   *rand.Rand
 }
 
 func newCallDraws(seed uint64) *callDraws {
-	d := &callDraws{seed: mix64(seed ^ 0xca11)}
+	d := &callDraws{}
+	base := mix64(seed ^ 0xca11)
+	for purpose := range d.seeds {
+		d.seeds[purpose] = mix64(base + uint64(purpose))
+	}
 	d.rng = rand.New(&d.src)
 	return d
 }
@@ -41,7 +45,7 @@ func newCallDraws(seed uint64) *callDraws {
 // of returns the stream for purpose of the call with key. It is valid until
 // the next call of of: draw from it at once.
 func (d *callDraws) of(key, purpose uint64) *rand.Rand {
-	d.src.Seed(mix64(d.seed+purpose), key)
+	d.src.Seed(d.seeds[purpose], key)
 	return d.rng
 }
 
