@@ -48,10 +48,10 @@ type Emulator struct {
 	sc  *scenario.Scenario
 	run scenario.Run
 	// rng is the policies' stream; arrivals and draws are the workload's
-	// (streams.go).
+	// (package workload, draws.go).
 	rng      *rand.Rand
 	arrivals *rand.Rand
-	draws    *callDraws
+	draws    *workload.CallDraws
 	arrived  uint64 // external arrivals so far
 	now      float64
 	q        eventQueue
@@ -119,8 +119,8 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	e := &Emulator{
 		sc: sc, run: run, rate: rate, q: newEventQueue(), grpc: sc.Cluster.DataPlane == scenario.DataPlaneGRPC,
 		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
-		arrivals:     rand.New(rand.NewPCG(sc.Seed, 0xa221)),
-		draws:        newCallDraws(sc.Seed),
+		arrivals:     workload.Arrivals(sc.Seed),
+		draws:        workload.NewCallDraws(sc.Seed),
 		byName:       make(map[string]*component),
 		timeout:      sc.Workload.Timeout.Seconds(),
 		warmup:       sc.Warmup.Seconds(),
@@ -294,7 +294,7 @@ func (e *Emulator) arrive() {
 		g = e.ingress[e.arrivals.IntN(len(e.ingress))]
 	}
 	r := e.newRequest()
-	r.root, r.comp, r.from, r.key = root, e.entry, g.node, rootKey(e.arrived)
+	r.root, r.comp, r.from, r.key = root, e.entry, g.node, workload.RootKey(e.arrived)
 	e.arrived++
 	e.send(r, g)
 }
@@ -318,7 +318,7 @@ func (e *Emulator) send(r *request, via *sidecar) {
 	if r.from != rep.node {
 		e.crossHops++
 	}
-	d := e.hop(r.from, rep.node, e.draws.of(r.key, drawHopOut))
+	d := e.hop(r.from, rep.node, e.draws.Of(r.key, workload.DrawHopOut))
 	r.root.network += d
 	e.q.push(event{at: e.now + d, kind: evDeliver, req: r})
 }
@@ -333,7 +333,7 @@ func (e *Emulator) deliver(r *request) {
 	}
 	rep.arrivals++
 	r.arrived = e.now
-	r.work = r.comp.spec.DrawCPU(e.draws.of(r.key, drawWork))
+	r.work = r.comp.spec.DrawCPU(e.draws.Of(r.key, workload.DrawWork))
 	if rep.comp.spec.Workers > 0 && rep.inService.Len() >= rep.comp.spec.Workers {
 		rep.waiting = append(rep.waiting, r)
 		return
@@ -377,7 +377,7 @@ func (e *Emulator) proceed(r *request) {
 	}
 	c := e.newRequest()
 	c.root, c.parent, c.comp, c.from = r.root, r, r.comp.calls[r.callIdx], r.rep.node
-	c.key = childKey(r.key, r.callIdx)
+	c.key = workload.ChildKey(r.key, r.callIdx)
 	e.send(c, &r.rep.proxy)
 }
 
@@ -393,7 +393,7 @@ func (e *Emulator) answer(r *request, from *node) {
 		rep.window = append(rep.window, (e.now-r.arrived)*1000)
 		e.leaveIfIdle(rep)
 	}
-	d := e.hop(from, r.from, e.draws.of(r.key, drawHopBack))
+	d := e.hop(from, r.from, e.draws.Of(r.key, workload.DrawHopBack))
 	r.root.network += d
 	e.q.push(event{at: e.now + d, kind: evResponse, req: r})
 }

@@ -80,6 +80,9 @@ func (e *Emulator) pick(s *sidecar, c *component) *replica {
 	case "PEAK_EWMA":
 		return e.pickPeakEWMA(u, hosts)
 	case "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN":
+		if e.grpc {
+			return e.pickGRPCWRR(u, hosts)
+		}
 		return e.pickCSWRR(u, hosts, slot)
 	default: // LEAST_REQUEST, choice_count 2
 		a := hosts[e.rng.IntN(len(hosts))]

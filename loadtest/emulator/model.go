@@ -143,7 +143,7 @@ type request struct {
 	callIdx int
 	failed  bool
 	// key names the call by its path from the root: its draws come from
-	// it (streams.go).
+	// it (package workload, draws.go).
 	key uint64
 }
 

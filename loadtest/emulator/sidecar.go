@@ -37,9 +37,11 @@ type envoyCluster struct {
 	// rtts are the peak-EWMA round-trip estimates per pod (PEAK_EWMA).
 	rtts []rttEstimate
 	// orca holds the load reports per pod, cswrr the weighted schedule per
-	// locality and over all hosts (CLIENT_SIDE_WEIGHTED_ROUND_ROBIN).
-	orca  []orcaWeight
-	cswrr []cswrrSchedule
+	// locality and over all hosts (CLIENT_SIDE_WEIGHTED_ROUND_ROBIN), and
+	// grpcWRR a gRPC client's picker in its place (grpcwrr.go).
+	orca    []orcaWeight
+	cswrr   []cswrrSchedule
+	grpcWRR grpcWRR
 }
 
 // cluster returns the sidecar's state for component c.

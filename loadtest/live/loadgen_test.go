@@ -39,7 +39,8 @@ runs: [{routing: round-robin}]
 // The generator's own precision, reported: how late it sends after each
 // scheduled time, and the latency floor of a request to an idle backend
 // on loopback (gRPC, HTTP/2 and the generator, nothing else). Every
-// request must be sent, answered and recorded in order.
+// request must be sent, answered and recorded in order, at the lab's
+// arrival times for the seed.
 func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "idle.yaml")
 	if err := os.WriteFile(path, []byte(idleScenario), 0o644); err != nil {
@@ -73,8 +74,14 @@ func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 	if len(recs) < 800 || len(recs) > 1200 {
 		t.Fatalf("%d requests in 5 s at 200 per second", len(recs))
 	}
+	// The arrivals are the lab's at the seed: the same times, in order.
+	labArrivals := workload.Arrivals(1)
+	at := 0.0
 	var lat []float64
 	for i, r := range recs {
+		if at = workload.Constant(200).Next(at, labArrivals); r.At != at {
+			t.Fatalf("request %d scheduled at %.9f s; the lab's arrival %d at seed 1 is at %.9f s", i, r.At, i, at)
+		}
 		if r.Code != codes.OK {
 			t.Fatalf("request %d: %v", i, r.Code)
 		}

@@ -41,8 +41,6 @@ type Plan struct {
 	Scaled []ScaledSpec
 	// IngressNode is where the load generator poses as the gateway.
 	IngressNode string
-	// Warnings say where the emulation departs from the lab's model.
-	Warnings []string
 }
 
 // ScaledSpec is an autoscaled component: in a run KEDA scales, its
@@ -115,7 +113,6 @@ func NewPlan(nameOrPath string, maxCores float64) (*Plan, error) {
 		}
 		p.Scaled = append(p.Scaled, sp)
 	}
-	p.Warnings = burstWarnings(sc)
 	if n := len(p.Pods) + slotCount(p.Scaled); n > 200 {
 		return nil, &scenario.FieldError{Field: "application.components.replicas", Value: n, Reason: "more than 200 pods (maxReplicas counted for an autoscaled component): one process each does not fit here"}
 	}
@@ -192,6 +189,10 @@ const ingressIndex = 249
 // does and as the lab models it (processor sharing at the limit). Over a
 // 100 ms period a third of a core runs a request at full speed for 33 ms
 // and then stalls it for 67: a tail the emulation would add, not the node.
+// A pod's limit, below a core, is still a burst of 1 ms over a long
+// period (16 ms for a sixteenth), so its workers pace themselves to the
+// limit at every turn as well (package backend), and its quota only backs
+// them.
 func cfs(cores float64) (period, quota int64) {
 	period = max(1000, int64(math.Round(1000/cores)))
 	return period, int64(math.Round(cores * float64(period)))
@@ -212,24 +213,4 @@ func (p *Plan) Keep(names []string) error {
 	}
 	p.Runs = kept
 	return nil
-}
-
-// burstWarnings names the components whose requests are too short for
-// their CPU limit's quota. Below a core the quota is the kernel's minimum,
-// 1 ms, over a longer period (cfs); a request of a few quotas' CPU runs a
-// quota at full speed and then waits out the period, where the lab's
-// processor sharing runs it at the limit throughout: the live pod answers
-// an idle request sooner than the lab says. Four quotas keep that within
-// about a quarter of the service time.
-func burstWarnings(sc *scenario.Scenario) []string {
-	var out []string
-	for _, c := range sc.Application.Components {
-		period, quota := cfs(c.CPULimit)
-		if c.CPULimit >= 1 || c.CPUPerRequest.Microseconds() >= 4*quota {
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s: a request's %s of CPU is under four of its limit's %d µs quotas (a %d µs period for %g cores): "+
-			"it runs in bursts at full speed, faster than the lab's processor sharing at the limit", c.Name, c.CPUPerRequest.Duration, quota, period, c.CPULimit))
-	}
-	return out
 }

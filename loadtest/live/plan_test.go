@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -76,32 +75,6 @@ func TestCFSPeriodIsTheShortestTheKernelTakes(t *testing.T) {
 	} {
 		if p, q := cfs(c.cores); p != c.period || q != c.quota {
 			t.Errorf("cfs(%g) = %d, %d µs; want %d, %d", c.cores, p, q, c.period, c.quota)
-		}
-	}
-}
-
-// A component whose requests are a few of its quota's length is named:
-// CFS runs them in bursts the lab's processor sharing does not have.
-func TestPlanWarnsOfRequestsShortBesideTheirQuota(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		want []string // the components warned of
-	}{
-		{"live-demo", []string{"frontend"}},                    // 1 ms at a sixth of a core; the backend's 6 ms is past four quotas
-		{"live-lata-chain", []string{"A", "B", "C", "D", "E"}}, // 2–3 ms at a sixteenth
-		{"live-lata-chain-16", nil},                            // 4–6 ms at a sixteenth: four quotas or more
-		{"testdata/check.yaml", []string{"frontend", "backend"}},
-	} {
-		p, err := NewPlan(c.name, DefaultMaxCores)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, w := range p.Warnings {
-			got = append(got, strings.SplitN(w, ":", 2)[0])
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s: warned of %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -67,10 +67,9 @@ func (c Comparison) Ratio() float64 { return c.Live.P99Ms / c.Lab.P99Ms }
 // WriteReport writes dir/report.md (the comparison, then the lab's own
 // table of the live runs), dir/report.json (the live runs as the lab
 // writes its own, pods included) and the lab's plots of the live runs.
-func WriteReport(dir, title string, cs []Comparison, warnings []string) (string, error) {
+func WriteReport(dir, title string, cs []Comparison) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: live beside the lab\n\n", title)
-	b.WriteString(WarningsMarkdown(warnings))
 	b.WriteString(ComparisonMarkdown(cs))
 	var lives []*emulator.Result
 	for _, c := range cs {
@@ -94,20 +93,6 @@ func WriteReport(dir, title string, cs []Comparison, warnings []string) (string,
 		return "", err
 	}
 	return path, nil
-}
-
-// WarningsMarkdown lists where the emulation departs from the lab's model.
-func WarningsMarkdown(warnings []string) string {
-	if len(warnings) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("Where this run's emulation departs from the lab's model:\n\n")
-	for _, w := range warnings {
-		b.WriteString("- " + w + "\n")
-	}
-	b.WriteString("\n")
-	return b.String()
 }
 
 // ComparisonMarkdown is live beside lab run by run, the two rankings by
@@ -200,13 +185,13 @@ func SummaryMarkers(scenario string) (begin, end string) {
 
 // WriteSummary replaces a scenario's block in the Markdown file at path
 // with the comparison, headed by when and where it ran.
-func WriteSummary(path, scenario, heading string, cs []Comparison, warnings []string) error {
+func WriteSummary(path, scenario, heading string, cs []Comparison) error {
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	begin, end := SummaryMarkers(scenario)
-	out, err := report.IntoMarkdownBetween(string(doc), begin, end, heading+"\n\n"+WarningsMarkdown(warnings)+ComparisonMarkdown(cs))
+	out, err := report.IntoMarkdownBetween(string(doc), begin, end, heading+"\n\n"+ComparisonMarkdown(cs))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -64,7 +64,7 @@ func (p *podFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&p.pod, "pod", "", "the pod's name")
 	fs.StringVar(&p.node, "node", "", "the scenario node the pod runs on")
 	fs.StringVar(&p.ip, "ip", "", "the pod's address")
-	fs.Uint64Var(&p.seed, "seed", 1, "random seed of this pod's draws")
+	fs.Uint64Var(&p.seed, "seed", 1, "the workload's seed: the arrivals' and each call's draws are the lab's at it")
 	fs.StringVar(&p.static, "static-endpoints", "", "a JSON file of each callee's endpoints: weighted round robin instead of xDS")
 }
 

@@ -107,7 +107,7 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 		a.static = []string{"--static-endpoints=" + path}
 	}
 	for _, pod := range a.ownPods() {
-		args := append([]string{"--component=" + pod.Component, fmt.Sprintf("--seed=%d", h.Plan.Scenario.Seed*1000+uint64(pod.Index))}, a.static...)
+		args := append([]string{"--component=" + pod.Component, fmt.Sprintf("--seed=%d", h.Plan.Scenario.Seed)}, a.static...)
 		if _, err := h.kubelet.startPod(ctx, podStart{ns: ns, name: pod.Name, workload: backend.ObjectName(pod.Component), node: pod.Node,
 			ip: podIP(i, pod.Index), limit: pod.Limit, request: pod.Request, role: "backend", args: args}); err != nil {
 			return nil, err

@@ -195,7 +195,7 @@ func (s *scaledPods) start(ctx context.Context, pod *corev1.Pod) {
 	p := &RunPod{PodSpec: PodSpec{Name: pod.Name, Component: c.Name, Node: pod.Spec.NodeName, Index: slot, Limit: c.CPULimit, Request: c.CPURequest}, Created: now}
 	s.pods[pod.Name] = p
 	start := podStart{ns: s.ns, name: pod.Name, workload: w, node: p.Node, ip: podIP(s.run, slot), limit: c.CPULimit, request: c.CPURequest, role: "backend",
-		args: []string{"--component=" + c.Name, fmt.Sprintf("--seed=%d", s.h.Plan.Scenario.Seed*1000+uint64(slot))}}
+		args: []string{"--component=" + c.Name, fmt.Sprintf("--seed=%d", s.h.Plan.Scenario.Seed)}}
 	go func() {
 		if _, err := s.h.kubelet.runPod(ctx, start, pod.DeepCopy(), readyAt); err != nil {
 			if ctx.Err() == nil {

@@ -10,6 +10,8 @@ import (
 // beside the work they burn: the runtime's hand-offs as a worker sleeps and
 // wakes, and the kernel's switching and throttling under a quota of a
 // fraction of a millisecond per period; tens of microseconds a request.
+// (A paced worker's wait for its turn is measured on its thread and
+// charged to the turn itself, processor.turn, so it is not counted here.)
 // That CPU is the pod's own processor's, on its requests' path, so the work
 // each request burns is its draw scaled by 1 − overhead ÷ mean, and the pod
 // serves at its limit the rate the scenario says it does. The overhead is

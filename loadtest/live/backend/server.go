@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -16,11 +15,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/orca"
 	"google.golang.org/grpc/status"
 
 	"github.com/artt-dev/artt/loadtest/scenario"
+	"github.com/artt-dev/artt/loadtest/workload"
 )
 
 // Config is one pod.
@@ -41,29 +42,34 @@ type Config struct {
 	// Limit is the pod's CPU limit in cores, for the utilisation ORCA
 	// reports.
 	Limit float64
-	Seed  uint64
+	// Seed is the workload's: each request's work and jitter are its
+	// call's draws at that seed (workload.CallDraws), as the lab's run of
+	// the scenario at that seed draws them.
+	Seed uint64
 	// Callees dials a callee component (see Dialer).
 	Callees Dialer
 }
 
 // Server is a running backend.
 type Server struct {
-	cfg     Config
-	comp    scenario.Component
-	speed   float64
-	delayMs map[string]float64 // one-way, from each node to this one (and back)
-	jitter  float64
-	conns   []callee
-	metrics *Metrics
-	orca    orca.ServerMetricsRecorder
+	cfg   Config
+	comp  scenario.Component
+	speed float64
+	// inMs and outMs are the one-way delays from each node to this one,
+	// and back.
+	inMs, outMs map[string]float64
+	jitter      float64
+	conns       []callee
+	metrics     *Metrics
+	orca        orca.ServerMetricsRecorder
 	// burned is the CPU spent on requests' work so far, in nanoseconds,
 	// counted as it is spent.
 	burned   atomic.Int64
 	overhead overhead
 	cpu      *processor
 
-	mu  sync.Mutex
-	rng *rand.Rand
+	mu    sync.Mutex
+	draws *workload.CallDraws
 }
 
 type callee struct {
@@ -78,7 +84,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	sc := cfg.Scenario
-	s := &Server{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)), delayMs: map[string]float64{},
+	s := &Server{cfg: cfg, draws: workload.NewCallDraws(cfg.Seed), inMs: map[string]float64{}, outMs: map[string]float64{},
 		jitter: sc.Cluster.Delays.JitterMs, orca: orca.NewServerMetricsRecorder()}
 	found := false
 	for _, c := range sc.Application.Components {
@@ -100,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	m := sc.Cluster.DelayMatrix()
 	for i, n := range sc.Cluster.Nodes {
-		s.delayMs[n.Name] = m[i][self]
+		s.inMs[n.Name], s.outMs[n.Name] = m[i][self], m[self][i]
 	}
 	s.metrics = NewMetrics(cfg.Namespace, cfg.Pod, ObjectName(cfg.Component), cfg.CPUAcct)
 	s.metrics.countWork(&s.burned)
@@ -171,37 +177,42 @@ func (s *Server) serve(ctx context.Context) error {
 	start := time.Now()
 	md, _ := metadata.FromIncomingContext(ctx)
 	from, fromWorkload := first(md, CallerNodeKey), first(md, CallerWorkloadKey)
-	s.sleepHop(from)
+	key, err := CallKey(md)
+	if err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	s.sleepHop(s.inMs, from, key, workload.DrawHopOut)
 	s.metrics.Arrived()
 	mean := s.comp.CPUPerRequest.Seconds() / s.speed
 	s.mu.Lock()
-	work := s.comp.DrawCPU(s.rng) / s.speed * s.overhead.scale(mean)
+	work := s.comp.DrawCPU(s.draws.Of(key, workload.DrawWork)) / s.speed * s.overhead.scale(mean)
 	s.mu.Unlock()
 	s.cpu.Spend(time.Duration(work * float64(time.Second)))
-	out := metadata.AppendToOutgoingContext(ctx, CallerNodeKey, s.cfg.Node, CallerWorkloadKey, ObjectName(s.cfg.Component))
-	var err error
-	for _, c := range s.conns {
+	for i, c := range s.conns {
+		out := metadata.AppendToOutgoingContext(ctx, CallerNodeKey, s.cfg.Node, CallerWorkloadKey, ObjectName(s.cfg.Component),
+			CallKeyKey, FormatCallKey(workload.ChildKey(key, i)))
 		err = Call(out, c.conn)
 		s.metrics.Sent(c.workload, status.Code(err))
 		if err != nil {
 			break
 		}
 	}
-	s.sleepHop(from)
+	s.sleepHop(s.outMs, from, key, workload.DrawHopBack)
 	s.metrics.Served(fromWorkload, from, status.Code(err), float64(time.Since(start).Microseconds())/1000)
 	return err
 }
 
 // sleepHop waits one network traversal between this pod's node and from,
-// with the scenario's jitter between distinct nodes.
-func (s *Server) sleepHop(from string) {
-	ms, ok := s.delayMs[from]
+// one way (delays), with the call's draw of the scenario's jitter between
+// distinct nodes.
+func (s *Server) sleepHop(delays map[string]float64, from string, key uint64, hop workload.Draw) {
+	ms, ok := delays[from]
 	if !ok {
 		return
 	}
 	if from != s.cfg.Node && s.jitter > 0 {
 		s.mu.Lock()
-		ms = math.Max(0, ms+s.jitter*s.rng.NormFloat64())
+		ms = math.Max(0, ms+s.jitter*s.draws.Of(key, hop).NormFloat64())
 		s.mu.Unlock()
 	}
 	time.Sleep(time.Duration(ms * float64(time.Millisecond)))

@@ -29,6 +29,7 @@ type processor struct {
 	turns    []*job // round robin: the front runs next
 	closed   bool
 	progress *atomic.Int64
+	pace     *pacer // nil for a whole number of cores
 }
 
 // job is one request's work still to spend.
@@ -48,7 +49,7 @@ const quantum = 250 * time.Microsecond
 // they spend to progress as they spend it. Each worker's thread first
 // calls join (when not nil), to move into the pod's cgroups.
 func newProcessor(limit float64, progress *atomic.Int64, join func() error) (*processor, error) {
-	p := &processor{progress: progress}
+	p := &processor{progress: progress, pace: newPacer(limit)}
 	p.ready = sync.NewCond(&p.mu)
 	n := max(1, int(math.Ceil(limit)))
 	joined := make(chan error, n)
@@ -118,7 +119,7 @@ func (p *processor) work(join func() error, joined chan<- error) {
 		if j == nil {
 			return
 		}
-		j.left -= Burn(min(quantum, j.left), p.progress)
+		j.left -= p.turn(min(quantum, j.left))
 		p.mu.Lock()
 		// Once closed, this job, out for its turn when Close released the
 		// queue, is released too.
@@ -130,6 +131,25 @@ func (p *processor) work(join func() error, joined chan<- error) {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// turn spends d of CPU on the calling worker's thread, once the pod's
+// limit allows it, and returns what it spent. The CPU the thread spends
+// waiting for its turn (the kernel's timer and two context switches, tens
+// of microseconds) is the pod's, counted by its cgroup and its quota, so
+// it is charged to the turn as a request's own work would be: the pod
+// then spends its limit, and each request the CPU its work is.
+func (p *processor) turn(d time.Duration) time.Duration {
+	if p.pace == nil {
+		return Burn(d, p.progress)
+	}
+	before := threadCPU()
+	p.pace.take(d)
+	waited := threadCPU() - before
+	p.progress.Add(int64(waited))
+	spent := waited + Burn(d-waited, p.progress)
+	p.pace.settle(d, spent)
+	return spent
 }
 
 // next takes the front job, waiting for one; nil once closed.

@@ -7,7 +7,6 @@ package loadgen
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +25,9 @@ type Config struct {
 	Rate     workload.Rate
 	Duration time.Duration
 	Timeout  time.Duration
-	Seed     uint64
+	// Seed is the workload's: the arrivals are the lab's at that seed
+	// (workload.Arrivals), and the n-th carries workload.RootKey(n).
+	Seed uint64
 	// Node and Workload are what the entry's pods see as the caller.
 	Node, Workload string
 	// Sent, when set, is called for every request answered.
@@ -67,13 +68,12 @@ func (g *Generator) Counts() Counts {
 // Run sends the load to conn until the duration ends (or ctx does), waits
 // for the answers still due, and returns every request in the order sent.
 func (g *Generator) Run(ctx context.Context, conn *grpc.ClientConn, entry string) []Record {
-	rng := rand.New(rand.NewPCG(g.cfg.Seed, 0x2545f4914f6cdd1d))
+	rng := workload.Arrivals(g.cfg.Seed)
 	var (
 		mu      sync.Mutex
 		records []Record
 		wg      sync.WaitGroup
 	)
-	md := metadata.Pairs(backend.CallerNodeKey, g.cfg.Node, backend.CallerWorkloadKey, g.cfg.Workload)
 	start := time.Now()
 	end := g.cfg.Duration.Seconds()
 	for t := g.cfg.Rate.Next(0, rng); t < end; t = g.cfg.Rate.Next(t, rng) {
@@ -94,6 +94,8 @@ func (g *Generator) Run(ctx context.Context, conn *grpc.ClientConn, entry string
 		go func() {
 			defer wg.Done()
 			lag := time.Since(scheduled)
+			md := metadata.Pairs(backend.CallerNodeKey, g.cfg.Node, backend.CallerWorkloadKey, g.cfg.Workload,
+				backend.CallKeyKey, backend.FormatCallKey(workload.RootKey(uint64(i))))
 			rctx, cancel := context.WithDeadline(metadata.NewOutgoingContext(ctx, md), scheduled.Add(g.cfg.Timeout))
 			err := backend.Call(rctx, conn)
 			cancel()

@@ -85,9 +85,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if !live.InNamespace() {
-		for _, w := range plan.Warnings {
-			fmt.Fprintln(stderr, "artt-live: warning:", w)
-		}
 		code, err := live.ReexecInNamespace()
 		if err != nil {
 			return err
@@ -142,7 +139,7 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	for i := range cs {
 		cs[i].Live.Capacity = live.Capacity(ms[i], cs[i].Lab.Capacity)
 	}
-	path, err := live.WriteReport(dir, plan.Scenario.Name, cs, plan.Warnings)
+	path, err := live.WriteReport(dir, plan.Scenario.Name, cs)
 	if err != nil {
 		return err
 	}
@@ -150,7 +147,7 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "report:", path)
 	if opts.summary != "" {
 		heading := fmt.Sprintf("`%s`, run %s on %d cores (%s/%s):", plan.Scenario.Name, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-		return live.WriteSummary(opts.summary, plan.Scenario.Name, heading, cs, plan.Warnings)
+		return live.WriteSummary(opts.summary, plan.Scenario.Name, heading, cs)
 	}
 	return nil
 }

@@ -102,26 +102,3 @@ func TestPoliciesSeeTheSameRequests(t *testing.T) {
 		}
 	}
 }
-
-// TestACallDrawsFromItsPath: a call's draws depend on its key and purpose
-// alone, and calls with other keys, or other purposes, draw otherwise.
-func TestACallDrawsFromItsPath(t *testing.T) {
-	d := newCallDraws(9)
-	first := d.of(childKey(rootKey(4), 1), drawHopOut).Float64()
-	d.of(rootKey(5), drawWork).Float64() // another call's draw in between
-	if again := d.of(childKey(rootKey(4), 1), drawHopOut).Float64(); again != first {
-		t.Errorf("one call's hop drew %v, then %v", first, again)
-	}
-	others := map[string]float64{
-		"its sibling":          d.of(childKey(rootKey(4), 0), drawHopOut).Float64(),
-		"its caller":           d.of(rootKey(4), drawHopOut).Float64(),
-		"the next arrival's":   d.of(childKey(rootKey(5), 1), drawHopOut).Float64(),
-		"its own return hop":   d.of(childKey(rootKey(4), 1), drawHopBack).Float64(),
-		"another seed's draws": newCallDraws(10).of(childKey(rootKey(4), 1), drawHopOut).Float64(),
-	}
-	for what, v := range others {
-		if v == first {
-			t.Errorf("%s draw equals the call's own (%v)", what, v)
-		}
-	}
-}

@@ -1,0 +1,90 @@
+package backend
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/workload"
+)
+
+// A pod spends on each call the work the lab draws for that call at the
+// workload's seed, on a node of speed one half; a call that names no key
+// is refused, naming the metadata it lacks.
+func TestAPodSpendsItsCallsDraw(t *testing.T) {
+	if err := CheckClock(); err != nil {
+		t.Skip(err)
+	}
+	path := filepath.Join(t.TempDir(), "draws.yaml")
+	if err := os.WriteFile(path, []byte(`name: draws
+duration: 10s
+cluster:
+  nodes: [{name: n1, cores: 1, speed: 0.5}]
+  ingress: {replicas: 1}
+application:
+  components: [{name: w, cpuPerRequest: 3ms, demand: lognormal, demandCV: 0.6, replicas: 1, placement: [n1]}]
+workload: {type: constant, rate: 10}
+runs: [{routing: round-robin}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := loadtest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := lis.Addr().(*net.TCPAddr).Port
+	lis.Close()
+	s, err := New(Config{Scenario: l.Scenario, Component: "w", Node: "n1", Namespace: "draws", Pod: "w-0",
+		IP: "127.0.0.1", Port: port, MetricsPort: port + 1, Limit: 1, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = s.Serve(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	conn, err := Dialer{Static: map[string][]string{"w": {addr}}}.Dial("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	lab := workload.NewCallDraws(7)
+	comp := l.Scenario.Application.Components[0]
+	for _, key := range []uint64{workload.RootKey(0), workload.RootKey(1), workload.ChildKey(workload.RootKey(0), 0)} {
+		want := time.Duration(comp.DrawCPU(lab.Of(key, workload.DrawWork)) / 0.5 * float64(time.Second))
+		before := s.burned.Load()
+		rctx, done := context.WithTimeout(metadata.AppendToOutgoingContext(ctx, CallKeyKey, FormatCallKey(key)), 10*time.Second)
+		err := Call(rctx, conn)
+		done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := time.Duration(s.burned.Load() - before)
+		t.Logf("call %x: spent %s, the lab's draw %s", key, got, want)
+		if math.Abs(float64(got-want)) > 0.05*float64(want)+float64(100*time.Microsecond) {
+			t.Errorf("call %x spent %s; the lab draws %s for it", key, got, want)
+		}
+	}
+	err = Call(ctx, conn)
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), CallKeyKey) {
+		t.Errorf("a call without a key: %v; want InvalidArgument naming %s", err, CallKeyKey)
+	}
+}
