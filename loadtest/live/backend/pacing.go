@@ -25,9 +25,11 @@ type pacer struct {
 	mu    sync.Mutex
 	limit float64 // cores
 	// paid is the monotonic time by which the limit has earned everything
-	// the pod has spent. An idle pod's earning is lost, as a
-	// processor-sharing pod's idle capacity is: paid never lies behind
-	// the present when a turn is reserved.
+	// the pod has spent. While the pod's workers are all busy it only
+	// grows, so a turn that woke late is made up by the next ones, as the
+	// limit went on earning meanwhile; when a request finds a worker idle,
+	// paid catches up with the present (resume): capacity the pod had no
+	// request for is lost, as processor sharing loses it.
 	paid time.Duration
 }
 
@@ -40,19 +42,28 @@ func newPacer(limit float64) *pacer {
 	return &pacer{limit: limit}
 }
 
+// resume is told, at now, that a request found one of the pod's workers
+// idle.
+func (p *pacer) resume(now time.Duration) {
+	p.mu.Lock()
+	p.paid = max(p.paid, now)
+	p.mu.Unlock()
+}
+
 // take reserves a turn of d and blocks the calling thread until it may
 // start.
 func (p *pacer) take(d time.Duration) {
-	sleepUntil(p.reserve(monotonic(), d))
+	sleepUntil(p.reserve(d))
 }
 
-// reserve books a turn of d asked for at now and returns when it starts:
-// run at full speed, it ends when the limit has earned it, so a lone
-// request ends when processor sharing at the limit would end it.
-func (p *pacer) reserve(now, d time.Duration) time.Duration {
+// reserve books a turn of d and returns when it starts: run at full
+// speed, it ends when the limit has earned it, so a lone request ends when
+// processor sharing at the limit would end it. A start already past means
+// at once.
+func (p *pacer) reserve(d time.Duration) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.paid = max(now, p.paid) + p.wall(d)
+	p.paid += p.wall(d)
 	return p.paid - d
 }
 

@@ -30,6 +30,9 @@ type processor struct {
 	closed   bool
 	progress *atomic.Int64
 	pace     *pacer // nil for a whole number of cores
+	// workers is how many threads spend the work; jobs the requests
+	// holding one or waiting for one.
+	workers, jobs int
 }
 
 // job is one request's work still to spend.
@@ -49,9 +52,9 @@ const quantum = 250 * time.Microsecond
 // they spend to progress as they spend it. Each worker's thread first
 // calls join (when not nil), to move into the pod's cgroups.
 func newProcessor(limit float64, progress *atomic.Int64, join func() error) (*processor, error) {
-	p := &processor{progress: progress, pace: newPacer(limit)}
-	p.ready = sync.NewCond(&p.mu)
 	n := max(1, int(math.Ceil(limit)))
+	p := &processor{progress: progress, pace: newPacer(limit), workers: n}
+	p.ready = sync.NewCond(&p.mu)
 	joined := make(chan error, n)
 	for range n {
 		go p.work(join, joined)
@@ -79,6 +82,10 @@ func (p *processor) Spend(d time.Duration) {
 		p.mu.Unlock()
 		return
 	}
+	if p.pace != nil && p.jobs < p.workers {
+		p.pace.resume(monotonic())
+	}
+	p.jobs++
 	p.turns = append(p.turns, j)
 	p.ready.Signal()
 	p.mu.Unlock()
@@ -124,6 +131,7 @@ func (p *processor) work(join func() error, joined chan<- error) {
 		// Once closed, this job, out for its turn when Close released the
 		// queue, is released too.
 		if p.closed || j.left <= 0 {
+			p.jobs--
 			close(j.done)
 		} else {
 			p.turns = append(p.turns, j)
