@@ -55,7 +55,7 @@ test-live:
 	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test -count=1 -v -timeout 20m ./...'
 
 ## live: the live scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
-## out/live; about 90 minutes); needs root
+## out/live; about 80 minutes); needs root
 LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
