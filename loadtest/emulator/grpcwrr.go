@@ -36,7 +36,7 @@ const strideMaxWeight = math.MaxUint16
 // weighted_round_robin has no locality layer) for the caller u.
 func (e *Emulator) pickGRPCWRR(u *envoyCluster, hosts []*replica) *replica {
 	w := &u.grpcWRR
-	if w.hosts == nil || w.version != u.comp.routingVersion || !slices.Equal(w.hosts, hosts) {
+	if w.version != u.comp.routingVersion || !slices.Equal(w.hosts, hosts) {
 		w.hosts = append(w.hosts[:0], hosts...)
 		w.version, w.seq = u.comp.routingVersion, e.rng.Uint32()
 		e.scheduleGRPCWRR(u, w)
