@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,6 +91,7 @@ type runOptions struct {
 	noPlots, quiet      bool
 	logAllocations      bool
 	summary             string
+	replayTables        string
 }
 
 func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
@@ -104,6 +106,7 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&opts.noPlots, "no-plots", false, "skip the PNG plots")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&opts.summary, "summary", "", "also write one table over every scenario run into this Markdown file, between its artt-lab summary markers (docs/results.md)")
+	fs.StringVar(&opts.replayTables, "replay-tables", "", "give the one run --policies selects these routing tables (JSON lines, as artt-live writes them to logs/live-N-tables.jsonl) in place of its policy's")
 	fs.BoolVar(&opts.logAllocations, "log-allocations", false, "write every traffic allocation (shares, health, forecasts, routes) to allocations.log in the report directory")
 	return fs, opts
 }
@@ -176,6 +179,13 @@ func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*e
 	if opts.runs != "" {
 		o.Runs = strings.Split(opts.runs, ",")
 	}
+	if opts.replayTables != "" {
+		tables, err := readReplay(opts.replayTables, l, o.Runs)
+		if err != nil {
+			return nil, err
+		}
+		o.Emulator.Replay = tables
+	}
 	if opts.logAllocations {
 		dir := filepath.Join(opts.out, l.Scenario.Name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -207,6 +217,30 @@ func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*e
 		return nil, err
 	}
 	return results, write(l, results, time.Since(start), opts, stdout)
+}
+
+// readReplay reads --replay-tables for a scenario whose runs, as selected,
+// are exactly one: a table log is one run's.
+func readReplay(path string, l loadtest.Loaded, selected []string) ([]emulator.TableChange, error) {
+	var matched []string
+	for _, r := range l.Scenario.Runs {
+		if slices.Contains(selected, r.Label()) || slices.Contains(selected, r.Routing) {
+			matched = append(matched, r.Label())
+		}
+	}
+	if len(matched) != 1 {
+		return nil, fmt.Errorf("--replay-tables is one run's tables: --policies %q selects %d runs of %s (%v)", strings.Join(selected, ","), len(matched), l.Scenario.Name, matched)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--replay-tables: %w", err)
+	}
+	defer f.Close()
+	tables, err := emulator.ReadTableChanges(f)
+	if err != nil {
+		return nil, fmt.Errorf("--replay-tables %s: %w", path, err)
+	}
+	return tables, nil
 }
 
 // writeSummary puts the cross-scenario table into a Markdown file's

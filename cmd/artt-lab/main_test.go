@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -207,5 +208,51 @@ func TestRunRunsEveryValidScenario(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "not written") {
 		t.Errorf("stderr does not say the summary was left alone:\n%s", stderr.String())
+	}
+}
+
+// --replay-tables gives the one selected run the tables of a log: every
+// caller's requests to the frontend go to the fast node's pod.
+func TestRunReplaysATableLog(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "tables.jsonl")
+	line := `{"atS":-1,"component":"frontend","rows":{"fast":{"fast":100},"medium":{"fast":100},"slow":{"fast":100}}}` + "\n"
+	if err := os.WriteFile(log, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run([]string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "heart", "--replay-tables", log, "live-demo"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "live-demo", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Runs []struct {
+			Pods []struct {
+				Component, Node string
+				Utilization     float64
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Runs[0].Pods {
+		if p.Component == "frontend" && (p.Node == "fast") != (p.Utilization > 0) {
+			t.Errorf("frontend pod on %s: utilisation %.3f; the table sent every request to fast's", p.Node, p.Utilization)
+		}
+	}
+	err = run([]string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "artt", "--replay-tables", log, "live-demo"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "selects 2 runs") {
+		t.Errorf("--policies artt selects artt and artt-handover: error %v, want one saying it selects 2 runs", err)
+	}
+	if err := os.WriteFile(log, []byte(line+`{"atS":5,"component":"frontend","rowz":{}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = run([]string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "heart", "--replay-tables", log, "live-demo"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "rowz") {
+		t.Errorf("a misspelt field on line 2: error %v, want one naming the line and the field", err)
 	}
 }

@@ -86,6 +86,9 @@ type Emulator struct {
 	debug     func(string)
 	weightLog func(component string, ds []istio.Distribute)
 	allocated func(at float64, a traffic.Allocation)
+	// replayed, when set, are the routing tables in force instead of the
+	// run's policy's (replay.go).
+	replayed  []TableChange
 	eventsRun int64
 	hops      int64
 	crossHops int64
@@ -111,6 +114,10 @@ type Options struct {
 	// Allocated, when set, receives every allocation installed, with the
 	// simulated time in seconds.
 	Allocated func(at float64, a traffic.Allocation)
+	// Replay, when set, are the routing tables the run has, in force at
+	// their times, in place of its policy's: the lab given the tables a
+	// live run had. The run's balancer inside a locality is unchanged.
+	Replay []TableChange
 }
 
 // New builds the emulated cluster for a scenario and run. rate is the
@@ -129,6 +136,7 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		debug:        opts.AllocationLog,
 		weightLog:    opts.Weights,
 		allocated:    opts.Allocated,
+		replayed:     opts.Replay,
 		localityNode: make(map[string]int, len(sc.Cluster.Nodes)),
 	}
 	idx := map[string]int{}
@@ -160,6 +168,12 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	var err error
 	if e.policy, err = newPolicy(run.Routing, opts.Allocate); err != nil {
 		return nil, err
+	}
+	if opts.Replay != nil {
+		if err := e.checkReplay(opts.Replay); err != nil {
+			return nil, err
+		}
+		e.policy = nil
 	}
 	if e.autoscaler, err = newAutoscaler(e, run); err != nil {
 		return nil, err
@@ -204,6 +218,9 @@ func (e *Emulator) Run() (*Result, error) {
 	}
 	for i, ev := range e.sc.Events {
 		e.q.push(event{at: ev.At.Seconds(), kind: evInject, idx: i})
+	}
+	for i, ch := range e.replayed {
+		e.q.push(event{at: max(ch.AtS, 0), kind: evReplay, idx: i})
 	}
 	e.watchCapacity()
 	e.q.push(event{at: e.duration, kind: evStop})
@@ -262,6 +279,8 @@ func (e *Emulator) dispatch(ev event) error {
 		e.podReady(ev.rep)
 	case evInject:
 		return e.inject(e.sc.Events[ev.idx])
+	case evReplay:
+		e.replay(ev.idx)
 	case evCapacity:
 		e.checkCapacity()
 	case evStop:

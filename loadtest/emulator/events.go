@@ -16,6 +16,7 @@ const (
 	evPodReady                    // a starting pod becomes ready
 	evInject                      // a scenario event (slowdown, failure)
 	evCapacity                    // a step up in the workload: is capacity there yet?
+	evReplay                      // a replayed routing table comes into force
 	evStop                        // no more arrivals
 )
 

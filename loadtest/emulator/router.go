@@ -121,9 +121,7 @@ func (e *Emulator) install(a traffic.Allocation) {
 			}
 			slices.SortFunc(table[from], func(a, b localityWeight) int { return a.node - b.node })
 		}
-		c.weights = table
-		c.tableInForce = len(ds) > 0
-		c.routingVersion++
+		c.setTable(table, len(ds) > 0)
 	}
 	e.res.allocations++
 }

@@ -3,6 +3,7 @@ package live_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -81,10 +82,13 @@ func TestLiveCheck(t *testing.T) {
 	}
 	ctx, h := startHarness(t, plan)
 	var faults []fault
+	var first live.Rows
 	m, err := h.Run(ctx, 0, func(ctx context.Context, a *live.Active) error {
-		if _, err := firstRows(ctx, a, 90*time.Second); err != nil {
+		rows, err := firstRows(ctx, a, 90*time.Second)
+		if err != nil {
 			return err
 		}
+		first = rows
 		at := func(name string) { faults = append(faults, fault{name, time.Since(a.Started).Seconds()}) }
 		t.Run("shares follow the rows", func(t *testing.T) { at("none (the shares' window)"); checkShares(ctx, t, a) })
 		t.Run("no request lost across an istiod restart", func(t *testing.T) { at("istiod restarted"); checkIstiodRestart(ctx, t, a) })
@@ -100,6 +104,7 @@ func TestLiveCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkTablesRecorded(t, m, first)
 	r := h.Result(m)
 	t.Logf("run: %d requests, P99 %.1f ms, %d failed; send lag %+v", r.Requests, r.P99Ms, r.Timeouts+r.Errors, live.SendLag(m))
 	for _, f := range faults {
@@ -122,6 +127,32 @@ func TestLiveCheck(t *testing.T) {
 		if c.ServerMs <= 0 {
 			t.Errorf("%s: the servers beside the work counted no CPU", c.Component)
 		}
+	}
+}
+
+// checkTablesRecorded checks that the tables the run recorded for the lab
+// to replay hold the backend's rows read from its rule mid-run, by node.
+func checkTablesRecorded(t *testing.T, m *live.Measured, read live.Rows) {
+	t.Helper()
+	want := map[string]map[string]uint32{}
+	for from, to := range read {
+		row := map[string]uint32{}
+		for loc, w := range to {
+			row[live.NodeOfLocality(loc)] = w
+		}
+		want[live.NodeOfLocality(from)] = row
+	}
+	found, last := false, math.Inf(-1)
+	for _, ch := range m.Tables {
+		found = found || (ch.Component == "backend" && maps.EqualFunc(ch.Rows, want, maps.Equal))
+		if ch.AtS < last {
+			t.Errorf("recorded tables out of order: %.1f s after %.1f s", ch.AtS, last)
+		}
+		last = ch.AtS
+	}
+	t.Logf("%d routing tables recorded", len(m.Tables))
+	if !found {
+		t.Errorf("no recorded backend table holds the rows read mid-run, %v (%d recorded)", want, len(m.Tables))
 	}
 }
 

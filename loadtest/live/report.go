@@ -20,6 +20,11 @@ type Comparison struct {
 	// LabSeeds are the lab's runs at the scenario's seed (Lab) and the
 	// next ones: the lab's own spread, against which one live run reads.
 	LabSeeds []*emulator.Result
+	// Replayed is the lab at the scenario's seed given the routing tables
+	// the live run had in place of its own (nil when artt-traffic did not
+	// route it): the model's data plane and queues judged apart from what
+	// each side measured to write its tables.
+	Replayed *emulator.Result
 	Lag      Lag
 	CPU      []ComponentCPU
 }
@@ -112,6 +117,7 @@ func ComparisonMarkdown(cs []Comparison) string {
 	}
 	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
 		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
+	b.WriteString(ReplayedMarkdown(cs))
 	b.WriteString(ScalingMarkdown(cs))
 	b.WriteString("The load generator's send time after the scheduled one (µs):\n\n| run | P50 | P99 | max |\n|---|---:|---:|---:|\n")
 	for _, c := range cs {
@@ -126,6 +132,28 @@ func ComparisonMarkdown(cs []Comparison) string {
 		}
 	}
 	b.WriteString("\n")
+	return b.String()
+}
+
+// ReplayedMarkdown is, for the runs artt-traffic routed, the lab given the
+// live run's tables beside the live run and the lab with its own. Empty
+// when it routed none.
+func ReplayedMarkdown(cs []Comparison) string {
+	var b strings.Builder
+	for _, c := range cs {
+		if c.Replayed == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("The runs artt-traffic routed, with the lab given the tables the live run had (each rule's rows from the time the harness's watch saw them) in place of the ones it computes from its own measurements:\n\n")
+			b.WriteString("| run | live P99 ms | lab P99 ms, its tables | lab P99 ms, live's tables | live ÷ lab, live's tables | live worst util max–min | lab, its tables | lab, live's tables |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		}
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f | %.2f | %s | %s | %s |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Replayed.P99Ms, c.Live.P99Ms/c.Replayed.P99Ms,
+			report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), report.Percent(c.Replayed.UtilGap))
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 

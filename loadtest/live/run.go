@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live/backend"
 	"github.com/artt-dev/artt/loadtest/live/loadgen"
 	"github.com/artt-dev/artt/loadtest/scenario"
@@ -32,6 +33,7 @@ type Active struct {
 	index   int
 	counts  atomic.Pointer[loadgen.Counts]
 	traffic *trafficSet // nil unless artt-traffic routes the run
+	tables  *tableLog   // nil unless artt-traffic routes the run
 	scaled  *scaledPods // nil unless KEDA scales the run
 	static  []string    // the flag giving the endpoints, for weighted round robin
 }
@@ -83,6 +85,9 @@ type Measured struct {
 	// the load began, which their times count from.
 	Pods    []RunPod
 	Started time.Time
+	// Tables are the routing tables artt-traffic put in force, with their
+	// times since Started (nil when it did not route the run).
+	Tables []emulator.TableChange
 }
 
 // Run carries the plan's run i with its real balancer and returns what it
@@ -128,6 +133,10 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 	}
 	if managed {
 		var err error
+		if a.tables, err = recordTables(ctx, h.Cluster, ns, h.Plan.Scenario.Application.Components); err != nil {
+			return nil, err
+		}
+		defer a.tables.stop()
 		if a.traffic, err = startTraffic(ctx, h.Cluster, run.Routing, h.opts.Dir, ns, h.Plan.Scenario.Control.TrafficCycle.Duration, h.Plan.Scenario.Control.SampleInterval.Duration); err != nil {
 			return nil, err
 		}
@@ -306,6 +315,11 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 		return nil, err
 	}
 	m.Started = a.Started
+	if a.tables != nil {
+		if m.Tables, err = a.tables.finish(a.Started, filepath.Join(h.opts.Dir, a.Namespace+"-tables.jsonl")); err != nil {
+			return nil, fmt.Errorf("%s's routing tables: %w", a.Run.Label(), err)
+		}
+	}
 	if m.Pods, err = a.pods(); err != nil {
 		return nil, fmt.Errorf("%s's scaled pods: %w", a.Run.Label(), err)
 	}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live"
 )
 
@@ -133,7 +134,7 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 		ms = append(ms, m)
 		cs = append(cs, live.Comparison{Live: h.Result(m), Lag: live.SendLag(m), CPU: h.CPUPerRequest(m)})
 	}
-	if err := predict(plan, cs); err != nil {
+	if err := predict(plan, cs, ms); err != nil {
 		return err
 	}
 	for i := range cs {
@@ -159,8 +160,9 @@ const labSeeds = 3
 
 // predict runs the lab on the same file and runs, and sets each
 // comparison's prediction: the scenario's seed, and beside it the spread
-// over labSeeds seeds.
-func predict(plan *live.Plan, cs []live.Comparison) error {
+// over labSeeds seeds; and, for the runs artt-traffic routed, the lab at
+// the seed given the tables the live run had.
+func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
 	var labels []string
 	for _, r := range plan.Runs {
 		labels = append(labels, r.Label())
@@ -177,6 +179,20 @@ func predict(plan *live.Plan, cs []live.Comparison) error {
 	}
 	for i := range cs {
 		cs[i].Lab = cs[i].LabSeeds[0]
+		if ms[i].Tables == nil {
+			continue
+		}
+		label := plan.Runs[i].Label()
+		replayed, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, Emulator: emulator.Options{Replay: ms[i].Tables}})
+		if err != nil {
+			return fmt.Errorf("the lab given %s's live tables: %w", label, err)
+		}
+		// A routing's name also selects its other runs: keep this one.
+		for _, r := range replayed {
+			if r.Run == label {
+				cs[i].Replayed = r
+			}
+		}
 	}
 	return nil
 }
