@@ -70,6 +70,8 @@ type Options struct {
 	Seed *uint64
 	// Runs, when non-empty, keeps only runs whose label or routing policy is listed.
 	Runs []string
+	// ByLabel, when set, matches Runs against labels alone.
+	ByLabel bool
 	// Parallel bounds the runs simulated at once (default GOMAXPROCS).
 	Parallel int
 	// Progress receives (run label, fraction done) as runs advance.
@@ -171,7 +173,7 @@ func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
 	runs := sc.Runs
 	if len(opts.Runs) > 0 {
 		runs = slices.DeleteFunc(slices.Clone(runs), func(r scenario.Run) bool {
-			return !slices.Contains(opts.Runs, r.Label()) && !slices.Contains(opts.Runs, r.Routing)
+			return !slices.Contains(opts.Runs, r.Label()) && (opts.ByLabel || !slices.Contains(opts.Runs, r.Routing))
 		})
 		if len(runs) == 0 {
 			var labels []string

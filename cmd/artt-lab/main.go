@@ -92,6 +92,7 @@ type runOptions struct {
 	logAllocations      bool
 	summary             string
 	replayTables        string
+	policyDraw          uint64
 }
 
 func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
@@ -106,7 +107,8 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&opts.noPlots, "no-plots", false, "skip the PNG plots")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&opts.summary, "summary", "", "also write one table over every scenario run into this Markdown file, between its artt-lab summary markers (docs/results.md)")
-	fs.StringVar(&opts.replayTables, "replay-tables", "", "give the one run --policies selects these routing tables (JSON lines, as artt-live writes them to logs/live-N-tables.jsonl) in place of its policy's")
+	fs.StringVar(&opts.replayTables, "replay-tables", "", "give the one run --policies names by its label these routing tables (JSON lines, as artt-live writes them to logs/live-N-tables.jsonl) in place of its policy's")
+	fs.Uint64Var(&opts.policyDraw, "policy-draw", 0, "another draw of the policies' own random stream (balancers' picks, probes' jitter, placement's ties) on the same requests; 0 is the seed's")
 	fs.BoolVar(&opts.logAllocations, "log-allocations", false, "write every traffic allocation (shares, health, forecasts, routes) to allocations.log in the report directory")
 	return fs, opts
 }
@@ -172,6 +174,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 // runOne runs one checked scenario and writes its reports.
 func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*emulator.Result, error) {
 	o := loadtest.Options{TraceDir: opts.traceDir, Parallel: opts.parallel}
+	o.Emulator.PolicyDraw = opts.policyDraw
 	if opts.seed >= 0 {
 		s := uint64(opts.seed)
 		o.Seed = &s
@@ -180,11 +183,11 @@ func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*e
 		o.Runs = strings.Split(opts.runs, ",")
 	}
 	if opts.replayTables != "" {
-		tables, err := readReplay(opts.replayTables, l, o.Runs)
+		label, tables, err := readReplay(opts.replayTables, l, o.Runs)
 		if err != nil {
 			return nil, err
 		}
-		o.Emulator.Replay = tables
+		o.Runs, o.ByLabel, o.Emulator.Replay = []string{label}, true, tables
 	}
 	if opts.logAllocations {
 		dir := filepath.Join(opts.out, l.Scenario.Name)
@@ -219,28 +222,28 @@ func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*e
 	return results, write(l, results, time.Since(start), opts, stdout)
 }
 
-// readReplay reads --replay-tables for a scenario whose runs, as selected,
-// are exactly one: a table log is one run's.
-func readReplay(path string, l loadtest.Loaded, selected []string) ([]emulator.TableChange, error) {
+// readReplay reads --replay-tables for the one run --policies names by
+// its label (a table log is one run's) and returns that label.
+func readReplay(path string, l loadtest.Loaded, selected []string) (string, []emulator.TableChange, error) {
 	var matched []string
 	for _, r := range l.Scenario.Runs {
-		if slices.Contains(selected, r.Label()) || slices.Contains(selected, r.Routing) {
+		if slices.Contains(selected, r.Label()) {
 			matched = append(matched, r.Label())
 		}
 	}
 	if len(matched) != 1 {
-		return nil, fmt.Errorf("--replay-tables is one run's tables: --policies %q selects %d runs of %s (%v)", strings.Join(selected, ","), len(matched), l.Scenario.Name, matched)
+		return "", nil, fmt.Errorf("--replay-tables is one run's tables: --policies %q names %d runs of %s by label (%v)", strings.Join(selected, ","), len(matched), l.Scenario.Name, matched)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--replay-tables: %w", err)
+		return "", nil, fmt.Errorf("--replay-tables: %w", err)
 	}
 	defer f.Close()
 	tables, err := emulator.ReadTableChanges(f)
 	if err != nil {
-		return nil, fmt.Errorf("--replay-tables %s: %w", path, err)
+		return "", nil, fmt.Errorf("--replay-tables %s: %w", path, err)
 	}
-	return tables, nil
+	return matched[0], tables, nil
 }
 
 // writeSummary puts the cross-scenario table into a Markdown file's

@@ -244,9 +244,16 @@ func TestRunReplaysATableLog(t *testing.T) {
 			t.Errorf("frontend pod on %s: utilisation %.3f; the table sent every request to fast's", p.Node, p.Utilization)
 		}
 	}
-	err = run([]string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "artt", "--replay-tables", log, "live-demo"}, &out, &errOut)
-	if err == nil || !strings.Contains(err.Error(), "selects 2 runs") {
-		t.Errorf("--policies artt selects artt and artt-handover: error %v, want one saying it selects 2 runs", err)
+	err = run([]string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "artt,artt-handover", "--replay-tables", log, "live-demo"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "names 2 runs") {
+		t.Errorf("--policies artt,artt-handover: error %v, want one saying it names 2 runs", err)
+	}
+	out.Reset()
+	if err := run([]string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "artt", "--replay-tables", log, "live-demo"}, &out, &errOut); err != nil {
+		t.Fatalf("--policies artt names one run by label, though two route by artt: %v", err)
+	}
+	if strings.Contains(out.String(), "| artt-handover |") {
+		t.Errorf("--policies artt with --replay-tables ran artt-handover too:\n%s", out.String())
 	}
 	if err := os.WriteFile(log, []byte(line+`{"atS":5,"component":"frontend","rowz":{}}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)

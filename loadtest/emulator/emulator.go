@@ -118,6 +118,11 @@ type Options struct {
 	// their times, in place of its policy's: the lab given the tables a
 	// live run had. The run's balancer inside a locality is unchanged.
 	Replay []TableChange
+	// PolicyDraw selects another draw of the policies' own random stream
+	// (balancers' picks, probes' jitter, placement's ties) on the same
+	// requests; 0 is the seed's. A live run's picks are one more draw, so
+	// the spread over draws is how far one prediction can miss one run.
+	PolicyDraw uint64
 }
 
 // New builds the emulated cluster for a scenario and run. rate is the
@@ -125,7 +130,7 @@ type Options struct {
 func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Options) (*Emulator, error) {
 	e := &Emulator{
 		sc: sc, run: run, rate: rate, q: newEventQueue(), grpc: sc.Cluster.DataPlane == scenario.DataPlaneGRPC,
-		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed)),
+		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed+opts.PolicyDraw)),
 		arrivals:     workload.Arrivals(sc.Seed),
 		draws:        workload.NewCallDraws(sc.Seed),
 		byName:       make(map[string]*component),

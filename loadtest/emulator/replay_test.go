@@ -63,3 +63,39 @@ func TestAReplayedTableNamesTheScenariosNodes(t *testing.T) {
 		t.Errorf("error %v, want one naming the node \"elsewhere\"", err)
 	}
 }
+
+// Another draw of the policies' stream routes the same requests otherwise:
+// the same arrivals and work, so the same CPU in all, spread over the pods
+// by other random picks.
+func TestAPolicyDrawKeepsTheRequests(t *testing.T) {
+	sc := spreadOver(4, 0.5, 40_000, scenario.DataPlaneGRPC)
+	sc.Control.SampleInterval = scenario.Duration{Duration: time.Second}
+	run := func(draw uint64) *Result {
+		e, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), Options{PolicyDraw: draw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := run(0), run(1)
+	total := func(r *Result) (sum float64) {
+		for _, p := range r.Pods {
+			sum += p.Utilization
+		}
+		return sum
+	}
+	if a.Requests != b.Requests || math.Abs(total(a)/total(b)-1) > 0.005 {
+		t.Errorf("draws 0 and 1: %d and %d requests, CPU %.4f and %.4f cores; want the same requests and work", a.Requests, b.Requests, total(a), total(b))
+	}
+	moved := false
+	for i := range a.Pods {
+		moved = moved || a.Pods[i].Utilization != b.Pods[i].Utilization
+	}
+	if !moved || a.P99Ms == b.P99Ms {
+		t.Errorf("draws 0 and 1 routed alike (P99 %.3f and %.3f ms): the picks did not change", a.P99Ms, b.P99Ms)
+	}
+}

@@ -20,20 +20,26 @@ type Comparison struct {
 	// LabSeeds are the lab's runs at the scenario's seed (Lab) and the
 	// next ones: the lab's own spread, against which one live run reads.
 	LabSeeds []*emulator.Result
-	// Replayed is the lab at the scenario's seed given the routing tables
-	// the live run had in place of its own (nil when artt-traffic did not
-	// route it): the model's data plane and queues judged apart from what
-	// each side measured to write its tables.
-	Replayed *emulator.Result
+	// Replayed are the lab at the scenario's seed given the routing tables
+	// the live run had in place of its own, over draws of its policies'
+	// random picks (nil when artt-traffic did not route it): the model's
+	// data plane and queues judged apart from what each side measured to
+	// write its tables, and the spread one run's picks leave.
+	Replayed []*emulator.Result
 	Lag      Lag
 	CPU      []ComponentCPU
 }
 
-// labSpread is "min–max" of a value over the lab's seeds; a NaN (a
-// capacity never reached) is the highest, "never".
+// labSpread is "min–max" of a value over the lab's seeds.
 func (c Comparison) labSpread(format string, value func(*emulator.Result) float64) string {
+	return spread(format, c.labRuns(), value)
+}
+
+// spread is "min–max" of a value over runs; a NaN (a capacity never
+// reached) is the highest, "never".
+func spread(format string, runs []*emulator.Result, value func(*emulator.Result) float64) string {
 	lo, hi, never := math.Inf(1), math.Inf(-1), false
-	for _, r := range c.labRuns() {
+	for _, r := range runs {
 		v := value(r)
 		if math.IsNaN(v) {
 			never = true
@@ -145,11 +151,13 @@ func ReplayedMarkdown(cs []Comparison) string {
 			continue
 		}
 		if b.Len() == 0 {
-			b.WriteString("The runs artt-traffic routed, with the lab given the tables the live run had (each rule's rows from the time the harness's watch saw them) in place of the ones it computes from its own measurements:\n\n")
-			b.WriteString("| run | live P99 ms | lab P99 ms, its tables | lab P99 ms, live's tables | live ÷ lab, live's tables | live worst util max–min | lab, its tables | lab, live's tables |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+			b.WriteString("The runs artt-traffic routed, with the lab given the tables the live run had (each rule's rows from the time the harness's watch saw them) in place of the ones it computes from its own measurements; at the seed's draw of the lab's own random picks, then over several (the live run's picks are one more draw):\n\n")
+			fmt.Fprintf(&b, "| run | live P99 ms | lab P99 ms, its tables | lab P99 ms, live's tables | live ÷ lab, live's tables | P99 ms, live's tables, %d draws of the lab's picks | live worst util max–min | lab, its tables | lab, live's tables |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", len(c.Replayed))
 		}
-		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f | %.2f | %s | %s | %s |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Replayed.P99Ms, c.Live.P99Ms/c.Replayed.P99Ms,
-			report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), report.Percent(c.Replayed.UtilGap))
+		first := c.Replayed[0]
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f | %.2f | %s | %s | %s | %s |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, first.P99Ms, c.Live.P99Ms/first.P99Ms,
+			spread("%.0f", c.Replayed, func(r *emulator.Result) float64 { return r.P99Ms }),
+			report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), report.Percent(first.UtilGap))
 	}
 	if b.Len() > 0 {
 		b.WriteString("\n")

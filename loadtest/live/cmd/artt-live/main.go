@@ -158,6 +158,24 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 // spread from one seed to another.
 const labSeeds = 3
 
+// replayDraws is how many draws of the lab's own random picks a run given
+// the live tables is run over.
+const replayDraws = 5
+
+// replayTables runs the lab's run of that label at the scenario's seed,
+// given a live run's tables, over replayDraws draws of its own picks.
+func replayTables(plan *live.Plan, label string, tables []emulator.TableChange) ([]*emulator.Result, error) {
+	var out []*emulator.Result
+	for draw := range uint64(replayDraws) {
+		results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, ByLabel: true, Emulator: emulator.Options{Replay: tables, PolicyDraw: draw}})
+		if err != nil {
+			return nil, fmt.Errorf("the lab given %s's live tables: %w", label, err)
+		}
+		out = append(out, results[0])
+	}
+	return out, nil
+}
+
 // predict runs the lab on the same file and runs, and sets each
 // comparison's prediction: the scenario's seed, and beside it the spread
 // over labSeeds seeds; and, for the runs artt-traffic routed, the lab at
@@ -182,16 +200,9 @@ func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
 		if ms[i].Tables == nil {
 			continue
 		}
-		label := plan.Runs[i].Label()
-		replayed, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, Emulator: emulator.Options{Replay: ms[i].Tables}})
-		if err != nil {
-			return fmt.Errorf("the lab given %s's live tables: %w", label, err)
-		}
-		// A routing's name also selects its other runs: keep this one.
-		for _, r := range replayed {
-			if r.Run == label {
-				cs[i].Replayed = r
-			}
+		var err error
+		if cs[i].Replayed, err = replayTables(plan, plan.Runs[i].Label(), ms[i].Tables); err != nil {
+			return err
 		}
 	}
 	return nil
