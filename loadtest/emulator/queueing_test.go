@@ -63,7 +63,14 @@ func runQueue(t *testing.T, sc *scenario.Scenario) *Result {
 // runAtRate runs the scenario's first run under the given arrival rate.
 func runAtRate(t *testing.T, sc *scenario.Scenario, rate workload.Rate) *Result {
 	t.Helper()
-	e, err := New(sc, sc.Runs[0], rate, Options{})
+	return runWith(t, sc, rate, Options{})
+}
+
+// runWith runs the scenario's first run under the given arrival rate and
+// options.
+func runWith(t *testing.T, sc *scenario.Scenario, rate workload.Rate, opts Options) *Result {
+	t.Helper()
+	e, err := New(sc, sc.Runs[0], rate, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,14 +28,7 @@ func TestReplayedTablesRouteInPlaceOfThePolicy(t *testing.T) {
 		{AtS: -3, Component: "s", Rows: map[string]map[string]uint32{"n0": {"n1": 75, "n2": 25}}},
 		{AtS: half, Component: "s"},
 	}
-	e, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), Options{Replay: replay})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := e.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runWith(t, sc, workload.Constant(sc.Workload.Rate), Options{Replay: replay})
 	measured := sc.Duration.Seconds() - sc.Warmup.Seconds()
 	after := sc.Duration.Seconds() - half
 	want := map[string]float64{
@@ -71,15 +64,7 @@ func TestAPolicyDrawKeepsTheRequests(t *testing.T) {
 	sc := spreadOver(4, 0.5, 40_000, scenario.DataPlaneGRPC)
 	sc.Control.SampleInterval = scenario.Duration{Duration: time.Second}
 	run := func(draw uint64) *Result {
-		e, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), Options{PolicyDraw: draw})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := e.Run()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return runWith(t, sc, workload.Constant(sc.Workload.Rate), Options{PolicyDraw: draw})
 	}
 	a, b := run(0), run(1)
 	total := func(r *Result) (sum float64) {
