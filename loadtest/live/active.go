@@ -30,15 +30,21 @@ func (a *Active) Rule(ctx context.Context, component string) (Rows, error) {
 	if dr == nil || err != nil {
 		return nil, err
 	}
+	return rowsOf(dr), nil
+}
+
+// rowsOf is a rule's distribute rows (nil when locality load balancing is
+// off or has none).
+func rowsOf(dr *networkingv1.DestinationRule) Rows {
 	lb := dr.Spec.GetTrafficPolicy().GetLoadBalancer().GetLocalityLbSetting()
-	if lb == nil || (lb.GetEnabled() != nil && !lb.GetEnabled().GetValue()) {
-		return nil, nil
+	if lb == nil || (lb.GetEnabled() != nil && !lb.GetEnabled().GetValue()) || len(lb.GetDistribute()) == 0 {
+		return nil
 	}
 	rows := Rows{}
 	for _, d := range lb.GetDistribute() {
 		rows[d.GetFrom()] = d.GetTo()
 	}
-	return rows, nil
+	return rows
 }
 
 // Balancer is the name of the rule in force for a component and the

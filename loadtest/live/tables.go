@@ -97,17 +97,17 @@ func (l *tableLog) observe(ev watch.Event, byRule map[string]string) {
 // distributeByNode is a rule's distribute rows by node name (nil when
 // locality load balancing is off or has none).
 func distributeByNode(dr *networkingv1.DestinationRule) map[string]map[string]uint32 {
-	lb := dr.Spec.GetTrafficPolicy().GetLoadBalancer().GetLocalityLbSetting()
-	if lb == nil || (lb.GetEnabled() != nil && !lb.GetEnabled().GetValue()) || len(lb.GetDistribute()) == 0 {
+	byLocality := rowsOf(dr)
+	if byLocality == nil {
 		return nil
 	}
 	rows := map[string]map[string]uint32{}
-	for _, d := range lb.GetDistribute() {
-		to := map[string]uint32{}
-		for loc, w := range d.GetTo() {
-			to[NodeOfLocality(loc)] = w
+	for from, to := range byLocality {
+		row := map[string]uint32{}
+		for loc, w := range to {
+			row[NodeOfLocality(loc)] = w
 		}
-		rows[NodeOfLocality(d.GetFrom())] = to
+		rows[NodeOfLocality(from)] = row
 	}
 	return rows
 }
