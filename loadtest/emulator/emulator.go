@@ -171,14 +171,13 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	e.res = newCollector(e)
 
 	var err error
-	if e.policy, err = newPolicy(run.Routing, opts.Allocate); err != nil {
-		return nil, err
-	}
 	if opts.Replay != nil {
-		if err := e.checkReplay(opts.Replay); err != nil {
-			return nil, err
-		}
-		e.policy = nil
+		err = e.checkReplay(opts.Replay) // the tables stand in for the policy
+	} else {
+		e.policy, err = newPolicy(run.Routing, opts.Allocate)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if e.autoscaler, err = newAutoscaler(e, run); err != nil {
 		return nil, err

@@ -33,6 +33,22 @@ func (a *Active) Rule(ctx context.Context, component string) (Rows, error) {
 	return rowsOf(dr), nil
 }
 
+// ByNode is the rows by node name (nil for none).
+func (r Rows) ByNode() map[string]map[string]uint32 {
+	if r == nil {
+		return nil
+	}
+	rows := make(map[string]map[string]uint32, len(r))
+	for from, to := range r {
+		row := make(map[string]uint32, len(to))
+		for loc, w := range to {
+			row[NodeOfLocality(loc)] = w
+		}
+		rows[NodeOfLocality(from)] = row
+	}
+	return rows
+}
+
 // rowsOf is a rule's distribute rows (nil when locality load balancing is
 // off or has none).
 func rowsOf(dr *networkingv1.DestinationRule) Rows {

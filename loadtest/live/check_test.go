@@ -134,14 +134,7 @@ func TestLiveCheck(t *testing.T) {
 // to replay hold the backend's rows read from its rule mid-run, by node.
 func checkTablesRecorded(t *testing.T, m *live.Measured, read live.Rows) {
 	t.Helper()
-	want := map[string]map[string]uint32{}
-	for from, to := range read {
-		row := map[string]uint32{}
-		for loc, w := range to {
-			row[live.NodeOfLocality(loc)] = w
-		}
-		want[live.NodeOfLocality(from)] = row
-	}
+	want := read.ByNode()
 	found, last := false, math.Inf(-1)
 	for _, ch := range m.Tables {
 		found = found || (ch.Component == "backend" && maps.EqualFunc(ch.Rows, want, maps.Equal))

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -22,9 +21,9 @@ import (
 
 // tableLog records every routing table a run's DestinationRules put in
 // force, as the watch delivers them, so the lab can be given the tables
-// the live run really had (emulator.Options.Replay).
+// the live run really had (emulator.Options.Replay). Only the watch's
+// goroutine writes it; finish reads it once that goroutine has ended.
 type tableLog struct {
-	mu      sync.Mutex
 	changes []timedTable
 	last    map[string]map[string]map[string]uint32 // per component
 	stop    func()
@@ -83,10 +82,8 @@ func (l *tableLog) observe(ev watch.Event, byRule map[string]string) {
 	}
 	var rows map[string]map[string]uint32
 	if ev.Type != watch.Deleted {
-		rows = distributeByNode(dr)
+		rows = rowsOf(dr).ByNode()
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if prev, seen := l.last[comp]; seen && maps.EqualFunc(prev, rows, maps.Equal) {
 		return
 	}
@@ -94,26 +91,8 @@ func (l *tableLog) observe(ev watch.Event, byRule map[string]string) {
 	l.changes = append(l.changes, timedTable{at: time.Now(), component: comp, rows: rows})
 }
 
-// distributeByNode is a rule's distribute rows by node name (nil when
-// locality load balancing is off or has none).
-func distributeByNode(dr *networkingv1.DestinationRule) map[string]map[string]uint32 {
-	byLocality := rowsOf(dr)
-	if byLocality == nil {
-		return nil
-	}
-	rows := map[string]map[string]uint32{}
-	for from, to := range byLocality {
-		row := map[string]uint32{}
-		for loc, w := range to {
-			row[NodeOfLocality(loc)] = w
-		}
-		rows[NodeOfLocality(from)] = row
-	}
-	return rows
-}
-
-// NodeOfLocality is the node of a locality (Locality's inverse); a locality of another form is kept
-// whole, for the lab to refuse by name.
+// NodeOfLocality is the node of a locality (Locality's inverse); a
+// locality of another form is kept whole, for the lab to refuse by name.
 func NodeOfLocality(loc string) string { return strings.TrimPrefix(loc, locality("")) }
 
 // finish stops the watch and returns the tables with their times since
@@ -123,8 +102,6 @@ func (l *tableLog) finish(started time.Time, path string) ([]emulator.TableChang
 	if err := <-l.done; err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	out := make([]emulator.TableChange, 0, len(l.changes))
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
