@@ -25,7 +25,8 @@ type oracle struct {
 	visits map[*component]float64
 	// target is the utilisation of the pods' CPU requests aimed for.
 	target float64
-	// lookahead is how far ahead the oracle sees the rate (+Inf: all of it).
+	// lookahead is how far ahead the oracle sees the rate (+Inf: all of
+	// it; negative: how late it sees it).
 	lookahead float64
 	behindHPA bool
 }
@@ -112,7 +113,8 @@ func (o *oracle) climbFrom(n, floor int) int {
 }
 
 // peak is the highest rate the oracle sees now over [a, b]: the scenario's
-// rate up to its lookahead, and beyond it the last rate it sees.
+// rate up to its lookahead, and beyond it the last rate it sees (with a
+// negative lookahead, the rate that long ago).
 func (o *oracle) peak(a, b float64) float64 {
 	horizon := o.e.now + o.lookahead
 	return o.e.rate.Max(math.Min(a, horizon), math.Min(b, horizon))

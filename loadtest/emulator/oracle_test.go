@@ -82,6 +82,22 @@ func TestOracleWithoutLookaheadSeesTheStepWhenItComes(t *testing.T) {
 	}
 }
 
+// With a lookahead of −15 s the oracle sees the rate one scrape late, as a
+// scaler reading 15 s scrapes does: the step at 300 s shows at the 315 s
+// sync, and the climb of the test above comes one sync later.
+func TestOracleOneScrapeLateSeesTheStepASyncLater(t *testing.T) {
+	step := workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
+	r := runAtRate(t, oracleScenario(t, "oracle", "-15s"), step)
+	for _, c := range []struct {
+		at   float64
+		want int
+	}{{315, 2}, {330, 2}, {345, 6}, {360, 12}, {375, 20}} {
+		if got := readyAt(t, r, c.at); got != c.want {
+			t.Errorf("at %.0fs: %d ready, want %d", c.at, got, c.want)
+		}
+	}
+}
+
 // On a ramp of 25 more requests per second every 20 s, the ready pods
 // cover the demand at every sample: capacity follows it with no lag, with
 // and without the HPA between; behind the HPA within its tolerance (no

@@ -272,7 +272,8 @@ type Run struct {
 	Autoscaling string `json:"autoscaling,omitempty"`
 	// Lookahead is how far into the workload's future an oracle sees
 	// (default: all of it; 0s: only the present demand, exactly and at
-	// once).
+	// once; negative: the demand that long after it came, as a scaler
+	// reading scrapes that old sees it).
 	Lookahead *Duration `json:"lookahead,omitempty"`
 	// Target is kpa's per-pod concurrency target or keda-rps's requests per
 	// second per pod.

@@ -523,8 +523,8 @@ func (r Run) validateAutoscaling(f string) []error {
 	if r.CPUTarget != 0 && (!targeted || r.CPUTarget < 0 || r.CPUTarget > 1000) {
 		errs = append(errs, bad(f+".cpuTarget", r.CPUTarget, "only for hpa-cpu and oracle runs, in (0, 1000] percent"))
 	}
-	if r.Lookahead != nil && (!IsOracle(r.Autoscaling) || r.Lookahead.Duration < 0) {
-		errs = append(errs, bad(f+".lookahead", r.Lookahead, "only for oracle and oracle-free runs, ≥ 0s"))
+	if r.Lookahead != nil && !IsOracle(r.Autoscaling) {
+		errs = append(errs, bad(f+".lookahead", r.Lookahead, "only for oracle and oracle-free runs"))
 	}
 	if r.Frontier && !slices.Contains(sweptAutoscalers, r.Autoscaling) {
 		errs = append(errs, bad(f+".frontier", r.Frontier, "a frontier is a sweep of hpa-cpu, kpa, keda-rps or oracle runs"))
