@@ -35,7 +35,8 @@ type Evaluation struct {
 	Utilization float64
 	// OfferedUtilization is the utilisation the arriving requests would
 	// cause at the measured CPU per request: Utilization × arrivals ÷
-	// served, never below Utilization. It is what the metric compares with
+	// served, never below Utilization but while a backlog drains (see
+	// drainingUtilization). It is what the metric compares with
 	// the threshold (Utilization when Spec.OfferedLoad is off).
 	OfferedUtilization float64
 	// RequestRate is the request rate now; ArrivalRate the arrival rate
@@ -190,9 +191,12 @@ func arrivalsOrServed(m Measurements) []float64 {
 // interval, so one sample prices a request); a mean over the window would
 // hold a cost the workload has left for as long as the window. While
 // arrivals stay within the tolerance of what is served there is no backlog,
-// and the measured utilisation stands; it is never reported lower (pods
-// draining a backlog need their CPU meanwhile).
+// and the measured utilisation stands, or, while pods drain a backlog, the
+// part of it drainingUtilization keeps.
 func offeredUtilization(e Evaluation, m Measurements, arrivals []float64, window int) float64 {
+	if e.RequestRate > (1+backlogTolerance)*e.ArrivalRate {
+		return drainingUtilization(e)
+	}
 	if e.ArrivalRate <= (1+backlogTolerance)*e.RequestRate || !(m.CPURequest > 0) || math.IsInf(m.CPURequest, 0) {
 		return e.Utilization
 	}
@@ -203,6 +207,18 @@ func offeredUtilization(e Evaluation, m Measurements, arrivals []float64, window
 		}
 	}
 	return e.Utilization
+}
+
+// drainingUtilization is the offered load while pods serve more than
+// arrives, draining a backlog: the arrivals' share of the CPU used, but not
+// below the threshold while the CPU used is above it. The drain's CPU is not
+// demand that lasts: pods asked for it are ready a pod startup later, when
+// the running pods' surplus has mostly drained it, and the HPA keeps them
+// through its scale-down window. Held at the threshold, the count neither
+// rises for the drain nor falls while it runs.
+func drainingUtilization(e Evaluation) float64 {
+	arrivals := e.Utilization * e.ArrivalRate / e.RequestRate
+	return math.Max(arrivals, math.Min(e.Utilization, e.Threshold.Threshold))
 }
 
 // backlogTolerance is how many more requests may arrive than are served,

@@ -93,8 +93,15 @@ func TestOfferedUtilizationPricesArrivalsAtTheUnbackloggedCost(t *testing.T) {
 		{name: "waiting on a callee", served: 25, arrived: 40, cpu: 0.4, wantUtil: 80, wantOffered: 80},
 		// Within 10% of what is served: no backlog, the measured 44%.
 		{name: "no backlog", served: 22, arrived: 24, cpu: 0.22, wantUtil: 44, wantOffered: 44},
-		// Draining a backlog: more served than arrives; the CPU it uses stands.
-		{name: "draining", served: 60, arrived: 30, cpu: 0.5, wantUtil: 100, wantOffered: 100},
+		// Draining a backlog: twice as many served as arrive, at 100%. The
+		// arrivals need 50%; the drain holds the count at the threshold
+		// (wantOffered −1: θ) and does not raise it.
+		{name: "draining", served: 60, arrived: 30, cpu: 0.5, wantUtil: 100, wantOffered: -1},
+		// A shorter drain: 60 served, 50 arriving need 83⅓%, above θ.
+		{name: "draining, arrivals above θ", served: 60, arrived: 50, cpu: 0.5, wantUtil: 100, wantOffered: 100 * 50.0 / 60},
+		// Draining below the threshold: the 40% measured stands, so the
+		// count does not fall while the pods drain.
+		{name: "draining below θ", served: 30, arrived: 20, cpu: 0.2, wantUtil: 40, wantOffered: 40},
 		{name: "arrivals not measured", served: 50, arrived: 140, cpu: 0.5, wantUtil: 100, wantOffered: 100, arrivalsUnknown: true},
 		{name: "offered load off", served: 50, arrived: 140, cpu: 0.5, wantUtil: 100, wantOffered: 100, noOff: true},
 	}
@@ -108,6 +115,9 @@ func TestOfferedUtilizationPricesArrivalsAtTheUnbackloggedCost(t *testing.T) {
 		ev, err := Evaluate(s, m)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+		if c.wantOffered == -1 {
+			c.wantOffered = ev.Threshold.Threshold
 		}
 		if math.Abs(ev.Utilization-c.wantUtil) > 1e-9 || math.Abs(ev.OfferedUtilization-c.wantOffered) > 1e-9 {
 			t.Errorf("%s: utilisation %v, offered %v; want %v, %v", c.name, ev.Utilization, ev.OfferedUtilization, c.wantUtil, c.wantOffered)
