@@ -48,54 +48,43 @@ func readyAt(t *testing.T, r *Result, at float64) int {
 	return 0
 }
 
+// tenStep is 50 requests per second, then 500 from 300 s: 20 pods' worth.
+var tenStep = workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
+
+// wantReady checks the backend's ready pods at each sample time of want.
+func wantReady(t *testing.T, r *Result, want map[float64]int) {
+	t.Helper()
+	for at, n := range want {
+		if got := readyAt(t, r, at); got != n {
+			t.Errorf("at %.0fs: %d ready, want %d", at, got, n)
+		}
+	}
+}
+
 // A step from 50 to 500 requests per second at 300 s needs 20 pods. The
 // scale-up policy climbs 2 → 5 → 10 → 20 at best (each sync at most
 // doubles, or adds 4), and the last climb must come by the sync at 270 s
 // for its pods to be ready by 290 s. Worked back: 10 by 255 s, 5 by 240 s,
 // and nothing before: 2 pods until 225 s.
 func TestOracleHasPodsReadyAtAKnownStep(t *testing.T) {
-	step := workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
-	r := runAtRate(t, oracleScenario(t, "oracle", ""), step)
-	for _, c := range []struct {
-		at   float64
-		want int
-	}{{240, 2}, {255, 2}, {270, 5}, {285, 10}, {300, 20}} {
-		if got := readyAt(t, r, c.at); got != c.want {
-			t.Errorf("at %.0fs: %d ready, want %d", c.at, got, c.want)
-		}
-	}
+	r := runAtRate(t, oracleScenario(t, "oracle", ""), tenStep)
+	wantReady(t, r, map[float64]int{240: 2, 255: 2, 270: 5, 285: 10, 300: 20})
 }
 
 // With no lookahead the oracle sees the step at the sync it happens (300
 // s) and climbs from there, through the same policy: 6 at 300 s, 12 at 315
 // s, 20 at 330 s, each ready 20 s later.
 func TestOracleWithoutLookaheadSeesTheStepWhenItComes(t *testing.T) {
-	step := workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
-	r := runAtRate(t, oracleScenario(t, "oracle", "0s"), step)
-	for _, c := range []struct {
-		at   float64
-		want int
-	}{{300, 2}, {315, 2}, {330, 6}, {345, 12}, {360, 20}} {
-		if got := readyAt(t, r, c.at); got != c.want {
-			t.Errorf("at %.0fs: %d ready, want %d", c.at, got, c.want)
-		}
-	}
+	r := runAtRate(t, oracleScenario(t, "oracle", "0s"), tenStep)
+	wantReady(t, r, map[float64]int{300: 2, 315: 2, 330: 6, 345: 12, 360: 20})
 }
 
 // With a lookahead of −15 s the oracle sees the rate one scrape late, as a
 // scaler reading 15 s scrapes does: the step at 300 s shows at the 315 s
 // sync, and the climb of the test above comes one sync later.
 func TestOracleOneScrapeLateSeesTheStepASyncLater(t *testing.T) {
-	step := workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
-	r := runAtRate(t, oracleScenario(t, "oracle", "-15s"), step)
-	for _, c := range []struct {
-		at   float64
-		want int
-	}{{315, 2}, {330, 2}, {345, 6}, {360, 12}, {375, 20}} {
-		if got := readyAt(t, r, c.at); got != c.want {
-			t.Errorf("at %.0fs: %d ready, want %d", c.at, got, c.want)
-		}
-	}
+	r := runAtRate(t, oracleScenario(t, "oracle", "-15s"), tenStep)
+	wantReady(t, r, map[float64]int{315: 2, 330: 2, 345: 6, 360: 12, 375: 20})
 }
 
 // On a ramp of 25 more requests per second every 20 s, the ready pods
