@@ -123,6 +123,36 @@ func (f *Frontier) CostAt(p99 float64) (cost float64, ok bool) {
 	return env[0].Cost, true
 }
 
+// Dominance says how a run outside the sweep's costs stands against the
+// whole sweep, where no equal-cost ratio exists: Dominates when it is
+// cheaper than every point with a shorter tail than any, Dominated when it
+// is dearer than every point and one of them has a tail as short, and
+// Outside otherwise. Runs within the sweep's costs have their ratio
+// instead, and are Outside here.
+func (f *Frontier) Dominance(cost, p99 float64) Standing {
+	first, last := f.Points[0], f.Points[len(f.Points)-1]
+	best := math.Inf(1)
+	for _, p := range f.Points {
+		best = math.Min(best, p.P99Ms)
+	}
+	switch {
+	case cost < first.Cost && p99 < best:
+		return Dominates
+	case cost > last.Cost && best <= p99:
+		return Dominated
+	}
+	return Outside
+}
+
+// Standing is a run's place against a sweep whose costs it lies outside.
+type Standing int
+
+const (
+	Outside Standing = iota
+	Dominates
+	Dominated
+)
+
 // FloorP99 is the P99 of the scenario's floor run (NaN without one).
 func FloorP99(results []*emulator.Result) float64 {
 	for _, r := range results {

@@ -132,6 +132,23 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 			t.Errorf("%s: CostAt(%v) = %v, %v; want %v, %v", c.why, c.p99, got, ok, c.want, c.ok)
 		}
 	}
+	// Outside the sweep's costs (900 to 2000), against its best tail (100
+	// ms, hpa-50's).
+	for _, c := range []struct {
+		cost, p99 float64
+		want      Standing
+		why       string
+	}{
+		{900, 90, Dominates, "cheaper than every point, shorter than the best"},
+		{900, 120, Outside, "cheaper, but hpa-50's tail is shorter"},
+		{2500, 100, Dominated, "dearer, and hpa-50's tail is as short"},
+		{2500, 90, Outside, "dearer, with a shorter tail than any"},
+		{1700, 500, Outside, "within the sweep's costs"},
+	} {
+		if got := f.Dominance(c.cost, c.p99); got != c.want {
+			t.Errorf("%s: Dominance(%v, %v) = %v, want %v", c.why, c.cost, c.p99, got, c.want)
+		}
+	}
 	var md bytes.Buffer
 	if err := Markdown(&md, "s", sweepResults()); err != nil {
 		t.Fatal(err)
@@ -164,10 +181,14 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 
 func TestSummaryGoesBetweenTheMarkers(t *testing.T) {
 	var table bytes.Buffer
-	if err := Summary(&table, []string{"s"}, [][]*emulator.Result{sweepResults()}); err != nil {
+	// A run cheaper than the whole sweep with a shorter tail than its best
+	// has no ratio, and the summary says it dominates.
+	rs := append(sweepResults(), &emulator.Result{Run: "lean", Autoscaling: "artt", ReplicaSeconds: 900, P99Ms: 90, SuccessRate: 1})
+	if err := Summary(&table, []string{"s"}, [][]*emulator.Result{rs}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "| s | artt-hpa | 120 | 100.0% | 0 | 0.0% | – | 0.80 |") || strings.Contains(table.String(), "hpa-90") {
+	if !strings.Contains(table.String(), "| s | artt-hpa | 120 | 100.0% | 0 | 0.0% | – | 0.80 |") || strings.Contains(table.String(), "hpa-90") ||
+		!strings.Contains(table.String(), "| s | lean | 90.0 | 100.0% | 0 | 0.0% | – | dominates |") || !strings.Contains(table.String(), "| s | cheap | 120 | 100.0% | 0 | 0.0% | – | – |") {
 		t.Errorf("summary:\n%s", table.String())
 	}
 	doc := "# R\n\nbefore\n" + SummaryBegin + "\nold table\n" + SummaryEnd + "\nafter\n"

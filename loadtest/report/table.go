@@ -122,7 +122,7 @@ func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64,
 		}
 		fp, ok := f.At(r.ReplicaSeconds, P99)
 		ff, _ := f.At(r.ReplicaSeconds, Failures)
-		ratio, failed := "outside the sweep's costs", "–"
+		ratio, failed := outsideText[f.Dominance(r.ReplicaSeconds, r.P99Ms)], "–"
 		if ok {
 			ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
 			failed = strconv.FormatFloat(ff, 'f', 0, 64)
@@ -134,6 +134,14 @@ func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64,
 		fmt.Fprintf(b, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %d | %s |\n", r.Run, r.ReplicaSeconds, ms(r.P99Ms), ms(fp), ratio,
 			ratioOrDash(f.ExcessRatio(r, floor)), cost, costRatio, r.Timeouts+r.Errors, failed)
 	}
+}
+
+// outsideText is the equal-cost table's word for a run outside the
+// sweep's costs.
+var outsideText = map[Standing]string{
+	Outside:   "outside the sweep's costs",
+	Dominates: "dominates: cheaper than every point, a shorter tail than any",
+	Dominated: "dominated: dearer than every point, a tail no shorter than one's",
 }
 
 func ratioOrDash(v float64) string {
