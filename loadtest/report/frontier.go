@@ -153,6 +153,11 @@ const (
 	Dominated
 )
 
+// String is the reports' word for the standing.
+func (s Standing) String() string {
+	return [...]string{Outside: "outside the sweep's costs", Dominates: "dominates", Dominated: "dominated"}[s]
+}
+
 // FloorP99 is the P99 of the scenario's floor run (NaN without one).
 func FloorP99(results []*emulator.Result) float64 {
 	for _, r := range results {

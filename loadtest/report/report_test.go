@@ -96,6 +96,27 @@ func sweepResults() []*emulator.Result {
 	}
 }
 
+// Outside the sweep's costs (1000 to 2000), a run is set against its best
+// tail (100 ms, hpa-50's).
+func TestDominanceOutsideTheSweepsCosts(t *testing.T) {
+	f := NewFrontier(sweepResults())
+	for _, c := range []struct {
+		cost, p99 float64
+		want      Standing
+		why       string
+	}{
+		{900, 90, Dominates, "cheaper than every point, shorter than the best"},
+		{900, 120, Outside, "cheaper, but hpa-50's tail is shorter"},
+		{2500, 100, Dominated, "dearer, and hpa-50's tail is as short"},
+		{2500, 90, Outside, "dearer, with a shorter tail than any"},
+		{1700, 500, Outside, "within the sweep's costs"},
+	} {
+		if got := f.Dominance(c.cost, c.p99); got != c.want {
+			t.Errorf("%s: Dominance(%v, %v) = %v, want %v", c.why, c.cost, c.p99, got, c.want)
+		}
+	}
+}
+
 func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 	f := NewFrontier(sweepResults())
 	cases := []struct {
@@ -130,23 +151,6 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 		got, ok := f.CostAt(c.p99)
 		if ok != c.ok || (ok && math.Abs(got-c.want) > 1e-9) {
 			t.Errorf("%s: CostAt(%v) = %v, %v; want %v, %v", c.why, c.p99, got, ok, c.want, c.ok)
-		}
-	}
-	// Outside the sweep's costs (900 to 2000), against its best tail (100
-	// ms, hpa-50's).
-	for _, c := range []struct {
-		cost, p99 float64
-		want      Standing
-		why       string
-	}{
-		{900, 90, Dominates, "cheaper than every point, shorter than the best"},
-		{900, 120, Outside, "cheaper, but hpa-50's tail is shorter"},
-		{2500, 100, Dominated, "dearer, and hpa-50's tail is as short"},
-		{2500, 90, Outside, "dearer, with a shorter tail than any"},
-		{1700, 500, Outside, "within the sweep's costs"},
-	} {
-		if got := f.Dominance(c.cost, c.p99); got != c.want {
-			t.Errorf("%s: Dominance(%v, %v) = %v, want %v", c.why, c.cost, c.p99, got, c.want)
 		}
 	}
 	var md bytes.Buffer

@@ -16,10 +16,6 @@ const (
 	SummaryEnd   = "<!-- artt-lab summary end -->"
 )
 
-// summaryDominance is the summary's word for a run outside the HPA
-// sweep's costs that dominates it or is dominated by it.
-var summaryDominance = map[Standing]string{Dominates: "dominates", Dominated: "dominated"}
-
 // Summary writes one compact table over several scenarios' results: per
 // run its P99, success, failures, cross-node calls, the requests lost in
 // the minutes after injected events, and, for autoscaled runs beside an HPA
@@ -52,7 +48,7 @@ func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) erro
 				if fp, ok := f.At(r.ReplicaSeconds, P99); ok {
 					ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
 				} else if d := f.Dominance(r.ReplicaSeconds, r.P99Ms); d != Outside {
-					ratio = summaryDominance[d]
+					ratio = d.String()
 				}
 				excess = ratioOrDash(f.ExcessRatio(r, floor))
 				closed, closedNow = closedText(RoomOf(r, f, oracle, floor)), closedText(RoomOf(r, f, present, floor))

@@ -113,7 +113,7 @@ func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64,
 		}
 		b.WriteString(p.Run)
 	}
-	b.WriteString("), interpolated at the run's replica-seconds on the sweep's lower envelope; \"sweep's cost at this P99\" reads the envelope the other way.\n\n")
+	b.WriteString("), interpolated at the run's replica-seconds on the sweep's lower envelope; \"sweep's cost at this P99\" reads the envelope the other way. A run outside the sweep's costs \"dominates\" it when it is cheaper than every point with a shorter tail than any, and is \"dominated\" when it is dearer than every point and one has a tail as short.\n\n")
 	b.WriteString("| run | replica-seconds | P99 ms | frontier P99 ms | P99 ÷ frontier | excess ÷ frontier's | sweep's cost at this P99 | cost ÷ sweep's | failed | frontier failed |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
@@ -122,7 +122,7 @@ func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64,
 		}
 		fp, ok := f.At(r.ReplicaSeconds, P99)
 		ff, _ := f.At(r.ReplicaSeconds, Failures)
-		ratio, failed := outsideText[f.Dominance(r.ReplicaSeconds, r.P99Ms)], "–"
+		ratio, failed := f.Dominance(r.ReplicaSeconds, r.P99Ms).String(), "–"
 		if ok {
 			ratio = strconv.FormatFloat(r.P99Ms/fp, 'f', 2, 64)
 			failed = strconv.FormatFloat(ff, 'f', 0, 64)
@@ -134,14 +134,6 @@ func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64,
 		fmt.Fprintf(b, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %d | %s |\n", r.Run, r.ReplicaSeconds, ms(r.P99Ms), ms(fp), ratio,
 			ratioOrDash(f.ExcessRatio(r, floor)), cost, costRatio, r.Timeouts+r.Errors, failed)
 	}
-}
-
-// outsideText is the equal-cost table's word for a run outside the
-// sweep's costs.
-var outsideText = map[Standing]string{
-	Outside:   "outside the sweep's costs",
-	Dominates: "dominates: cheaper than every point, a shorter tail than any",
-	Dominated: "dominated: dearer than every point, a tail no shorter than one's",
 }
 
 func ratioOrDash(v float64) string {
