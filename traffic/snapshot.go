@@ -37,6 +37,8 @@ type Node struct {
 	Ready bool
 	// Locality is the node's Istio locality, region/zone/subzone.
 	Locality string
+	// CPU is the node's allocatable CPU in cores; 0 if unknown.
+	CPU float64
 }
 
 // Component is one microservice (a Deployment behind a Service).
@@ -79,6 +81,13 @@ type Replica struct {
 	LatencyP95 float64
 	// ErrorRate is the fraction of failed requests; NaN if unknown.
 	ErrorRate float64
+	// CPUWaiting is the seconds per second during which some of the pod's
+	// runnable threads waited for a CPU (its cgroup's CPU pressure, PSI
+	// "some"); NaN if unknown.
+	CPUWaiting float64
+	// ThrottledPeriods is the CFS periods per second in which the pod used
+	// up its own CPU quota (its cgroup's throttled periods); NaN if unknown.
+	ThrottledPeriods float64
 }
 
 // Limit returns the CPU limit, 1 core when unknown.
@@ -128,6 +137,9 @@ func (s Snapshot) validateAllButDelays() error {
 		if nodes[n.Name] {
 			return &FieldError{Field: fmt.Sprintf("nodes[%d].name", i), Value: n.Name, Reason: "duplicate node"}
 		}
+		if math.IsNaN(n.CPU) || math.IsInf(n.CPU, 0) || n.CPU < 0 {
+			return &FieldError{Field: fmt.Sprintf("nodes[%d].cpu", i), Value: n.CPU, Reason: "must be ≥ 0 (0 = unknown)"}
+		}
 		nodes[n.Name] = true
 	}
 	comps := make(map[string]bool, len(s.Components))
@@ -174,7 +186,7 @@ func (s Snapshot) validateAllButDelays() error {
 		for _, m := range []struct {
 			name string
 			v    float64
-		}{{"cpu", r.CPU}, {"requests", r.Requests}, {"latencyP95", r.LatencyP95}, {"errorRate", r.ErrorRate}} {
+		}{{"cpu", r.CPU}, {"requests", r.Requests}, {"latencyP95", r.LatencyP95}, {"errorRate", r.ErrorRate}, {"cpuWaiting", r.CPUWaiting}, {"throttledPeriods", r.ThrottledPeriods}} {
 			if !missingOrNonNegative(m.v) {
 				return &FieldError{Field: f(m.name), Value: m.v, Reason: "must be ≥ 0 or NaN (unknown)"}
 			}

@@ -143,6 +143,8 @@ func newCollector(e *Emulator) *collector {
 		switch ev.Type {
 		case "node-slowdown":
 			desc += fmt.Sprintf(" %s to %g", ev.Node, ev.Speed)
+		case "node-contention", "node-quota":
+			desc += fmt.Sprintf(" %s %g cores", ev.Node, ev.Cores)
 		case "node-failure":
 			desc += " " + ev.Node
 		case "pod-failure":

@@ -9,9 +9,14 @@ import (
 // sample interval.
 type podSample struct {
 	cpu, rps, p95, errRate float64
-	cpuTotal               float64
-	arrivals, answered     int64
-	errors                 int64
+	// waiting and throttled are the rates of the cgroup's CPU pressure
+	// (seconds some thread waited) and own-quota throttled periods.
+	waiting, throttled float64
+	cpuTotal           float64
+	waitingTotal       float64
+	throttledTotal     float64
+	arrivals, answered int64
+	errors             int64
 }
 
 // sample records the per-pod and per-component measurements of the last
@@ -30,14 +35,17 @@ func (e *Emulator) sample() {
 				span = math.Max(e.now-p.born, 1e-9)
 			}
 			m := podSample{
-				cpu: (p.cpuSeconds - prev.cpuTotal) / span,
+				cpu:       (p.cpuSeconds - prev.cpuTotal) / span,
+				waiting:   (p.waitingSeconds - prev.waitingTotal) / span,
+				throttled: (p.throttledPeriods - prev.throttledTotal) / span,
 				// istio_requests_total counts a request when its response
 				// is sent, so a rate is of completions, not arrivals: an
 				// overloaded pod's rate is what it manages to serve.
 				rps:      float64(p.answered-prev.answered) / span,
 				p95:      math.NaN(),
 				errRate:  math.NaN(),
-				cpuTotal: p.cpuSeconds, arrivals: p.arrivals, answered: p.answered, errors: p.errors,
+				cpuTotal: p.cpuSeconds, waitingTotal: p.waitingSeconds, throttledTotal: p.throttledPeriods,
+				arrivals: p.arrivals, answered: p.answered, errors: p.errors,
 			}
 			if answered := p.answered - prev.answered; answered > 0 {
 				m.errRate = float64(p.errors-prev.errors) / float64(answered)

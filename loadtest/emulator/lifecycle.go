@@ -127,16 +127,14 @@ func (e *Emulator) leaveIfIdle(p *replica) {
 func (e *Emulator) inject(ev scenario.Event) error {
 	switch ev.Type {
 	case "node-slowdown":
-		n := e.nodeNamed(ev.Node)
-		e.advanceNode(n)
-		n.speed = ev.Speed
-		for _, p := range n.replicas {
-			if p.inService.Len() > 0 {
-				e.retime(p)
-				break
-			}
-		}
+		n := e.changeNode(ev.Node, func(n *node) { n.speed = ev.Speed })
 		e.res.note(fmt.Sprintf("%.0fs: node %s slowed to speed %g", e.now, n.name, ev.Speed))
+	case "node-contention":
+		n := e.changeNode(ev.Node, func(n *node) { n.neighbour = ev.Cores })
+		e.res.note(fmt.Sprintf("%.0fs: a neighbour keeps %g of node %s's %g cores busy", e.now, ev.Cores, n.name, n.cores))
+	case "node-quota":
+		n := e.changeNode(ev.Node, func(n *node) { n.quota = ev.Cores })
+		e.res.note(fmt.Sprintf("%.0fs: node %s's pods get at most %g of its %g cores", e.now, n.name, n.available(), n.cores))
 	case "pod-failure":
 		c := e.byName[ev.Component]
 		var victim *replica
@@ -175,6 +173,21 @@ func (e *Emulator) inject(ev scenario.Event) error {
 		e.reactToChange()
 	}
 	return nil
+}
+
+// changeNode changes a node's CPU with every pod on it brought up to now
+// before and retimed after.
+func (e *Emulator) changeNode(name string, change func(*node)) *node {
+	n := e.nodeNamed(name)
+	e.advanceNode(n)
+	change(n)
+	for _, p := range n.replicas {
+		if p.inService.Len() > 0 {
+			e.retime(p) // retimes every pod of the node
+			break
+		}
+	}
+	return n
 }
 
 func (e *Emulator) nodeNamed(name string) *node {

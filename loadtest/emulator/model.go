@@ -7,12 +7,16 @@ import (
 
 // node is an emulated worker.
 type node struct {
-	idx      int
-	name     string
-	cores    float64
-	speed    float64
-	ready    bool
-	replicas []*replica // pods placed here and not gone
+	idx   int
+	name  string
+	cores float64
+	speed float64
+	// neighbour is the cores a process outside the application keeps busy
+	// on the node (node-contention); quota caps the cores the node's pods
+	// get together (node-quota), 0 for none.
+	neighbour, quota float64
+	ready            bool
+	replicas         []*replica // pods placed here and not gone
 }
 
 // replicaState is a pod's lifecycle.
@@ -46,12 +50,19 @@ type replica struct {
 	v, rate, cores float64 // virtual clock, per-request rate, cores in use
 	last           float64 // time v and cpu were last advanced
 	version        uint32  // invalidates stale completion events
+	// cpuWaiting is the fraction of the time its threads wait for a CPU
+	// now (its PSI "some"), throttled whether its own quota stops it now.
+	cpuWaiting float64
+	throttled  bool
 
-	// Counters, cumulative.
-	cpuSeconds float64
-	arrivals   int64
-	answered   int64
-	errors     int64
+	// Counters, cumulative: CPU, and the cgroup's CPU pressure (seconds
+	// some thread waited) and own-quota throttled periods.
+	cpuSeconds       float64
+	waitingSeconds   float64
+	throttledPeriods float64
+	arrivals         int64
+	answered         int64
+	errors           int64
 	// Latencies (ms) of requests answered since the last sample.
 	window []float64
 

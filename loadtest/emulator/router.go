@@ -127,15 +127,17 @@ func (e *Emulator) install(a traffic.Allocation) {
 }
 
 // snapshot describes the cluster as the controller's Prometheus queries
-// would: the last sample's per-pod CPU, request rate, p95 latency and error
-// rate; probed delays with jitter; pods and nodes as the API reports them.
+// would: the last sample's per-pod CPU, request rate, p95 latency, error
+// rate, CPU pressure and own-quota throttled periods; probed delays with
+// jitter; pods and nodes (their allocatable CPU, which neither a neighbour
+// nor a quota over the pods changes) as the API reports them.
 func (e *Emulator) snapshot() traffic.Snapshot {
 	at := func(sec float64) time.Time { return time.Unix(0, 0).Add(time.Duration(sec * float64(time.Second))) }
 	// Events between samples repeat the last sample's measurements, and say
 	// so, as artt-traffic does.
 	s := traffic.Snapshot{At: at(e.now), MeasuredAt: at(e.res.sampledAt)}
 	for _, n := range e.nodes {
-		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: localityOf(n)})
+		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: localityOf(n), CPU: n.cores})
 	}
 	// Every sidecar, the gateway's too, picks by the run's policy; on gRPC
 	// under any other than ROUND_ROBIN, artt-traffic writes ROUND_ROBIN
@@ -147,6 +149,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 		s.Replicas = append(s.Replicas, traffic.Replica{
 			Name: fmt.Sprintf("%s-%d", ingressName, i), Component: ingressName, Node: g.node.name, Ready: true,
 			CPU: math.NaN(), Requests: math.NaN(), LatencyP95: math.NaN(), ErrorRate: math.NaN(),
+			CPUWaiting: math.NaN(), ThrottledPeriods: math.NaN(),
 		})
 	}
 	s.Calls = append(s.Calls, traffic.Call{From: ingressName, To: e.entry.spec.Name, Rate: math.NaN()})
@@ -163,7 +166,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 			s.Replicas = append(s.Replicas, traffic.Replica{
 				Name: p.name, Component: c.spec.Name, Node: p.node.name,
 				Ready: p.state == ready, CPU: m.cpu, CPULimit: c.spec.CPULimit, Requests: m.rps,
-				LatencyP95: m.p95, ErrorRate: m.errRate,
+				LatencyP95: m.p95, ErrorRate: m.errRate, CPUWaiting: m.waiting, ThrottledPeriods: m.throttled,
 			})
 		}
 	}

@@ -364,7 +364,10 @@ func IsOracle(autoscaling string) bool {
 // Event is a change injected mid-run.
 type Event struct {
 	At Duration `json:"at"`
-	// Type is node-slowdown, pod-failure or node-failure.
+	// Type is node-slowdown (a slower CPU: more CPU per request),
+	// node-contention (a neighbour keeps some of the node's cores busy),
+	// node-quota (a CPU quota over the node's pods), pod-failure or
+	// node-failure.
 	Type string `json:"type"`
 	Node string `json:"node,omitempty"`
 	// Component (pod-failure): one of its pods fails (the first by name on
@@ -372,6 +375,10 @@ type Event struct {
 	Component string `json:"component,omitempty"`
 	// Speed (node-slowdown) is the node's new speed.
 	Speed float64 `json:"speed,omitempty"`
+	// Cores is, for node-contention, the cores the neighbour keeps busy
+	// from now on (0 ends it), and for node-quota the quota in cores over
+	// the node's pods together (the node's cores or more lift it).
+	Cores float64 `json:"cores,omitempty"`
 }
 
 // Parse reads a YAML or JSON scenario, rejects unknown fields, fills

@@ -84,6 +84,10 @@ func TestParseErrorsNameFieldAndValue(t *testing.T) {
 		{"node in two racks", "speed: 0.8}]", "speed: 0.8}]\n  delays: {rackMs: 0.2, racks: [[a, b], [b]]}", []string{"cluster.delays.racks[1][0]", "already in racks[0]"}},
 		{"rack of an unknown node", "speed: 0.8}]", "speed: 0.8}]\n  delays: {racks: [[a, c]]}", []string{"cluster.delays.racks[0][1]", "c"}},
 		{"negative rack delay", "speed: 0.8}]", "speed: 0.8}]\n  delays: {rackMs: -1, racks: [[a, b]]}", []string{"cluster.delays.rackMs", "-1"}},
+		{"contention without cores", "runs:", "events: [{at: 10s, type: node-contention, node: a, cores: -2}]\nruns:", []string{"events[0].cores", "-2"}},
+		{"quota of no cores", "runs:", "events: [{at: 10s, type: node-quota, node: a}]\nruns:", []string{"events[0].cores", "0"}},
+		{"quota on an unknown node", "runs:", "events: [{at: 10s, type: node-quota, node: z, cores: 1}]\nruns:", []string{"events[0].node", "z"}},
+		{"cores on a slowdown", "runs:", "events: [{at: 10s, type: node-slowdown, node: a, speed: 0.5, cores: 1}]\nruns:", []string{"events[0].cores", "node-contention"}},
 		{"bad ejection percent", "{routing: heart}", "{routing: heart, outlierDetection: {maxEjectionPercent: 150}}", []string{"runs[0].outlierDetection.maxEjectionPercent", "150"}},
 	}
 	for _, tc := range cases {

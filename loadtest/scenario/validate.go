@@ -19,7 +19,7 @@ var (
 	// per-request form).
 	RoutingPolicies     = append(dataPlaneNames(), slices.DeleteFunc(slices.Clone(allocate.Names), func(n string) bool { return n == "equal" })...)
 	AutoscalingPolicies = []string{"none", "hpa-cpu", "lare", "artt", "kpa", "keda-rps", "oracle", "oracle-free"}
-	EventTypes          = []string{"node-slowdown", "pod-failure", "node-failure"}
+	EventTypes          = []string{"node-slowdown", "node-contention", "node-quota", "pod-failure", "node-failure"}
 	LBPolicies          = []string{"LEAST_REQUEST", "ROUND_ROBIN", "RANDOM", "PEAK_EWMA", "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"}
 	// PlacementPolicies place the pods: default is Kubernetes' scheduler
 	// (components' placement pins, else LeastAllocated), larp LATA's
@@ -445,10 +445,18 @@ func (s *Scenario) validateEvents(nodes, comps map[string]bool) []error {
 			errs = append(errs, bad(f+".type", e.Type, "must be one of "+strings.Join(EventTypes, ", ")))
 		case e.At.Duration < 0 || e.At.Duration >= s.Duration.Duration:
 			errs = append(errs, bad(f+".at", e.At, "must be within the run"))
-		case (e.Type == "node-slowdown" || e.Type == "node-failure") && !nodes[e.Node]:
+		case e.Type != "pod-failure" && !nodes[e.Node]:
 			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
 		case e.Type == "node-slowdown" && !positive(e.Speed):
 			errs = append(errs, bad(f+".speed", e.Speed, "must be > 0"))
+		case e.Type == "node-contention" && !(e.Cores == 0 || positive(e.Cores)):
+			errs = append(errs, bad(f+".cores", e.Cores, "must be ≥ 0 (0 ends the contention)"))
+		case e.Type == "node-quota" && !positive(e.Cores):
+			errs = append(errs, bad(f+".cores", e.Cores, "must be > 0"))
+		case e.Type != "node-slowdown" && e.Speed != 0:
+			errs = append(errs, bad(f+".speed", e.Speed, "only node-slowdown takes a speed"))
+		case e.Type != "node-contention" && e.Type != "node-quota" && e.Cores != 0:
+			errs = append(errs, bad(f+".cores", e.Cores, "only node-contention and node-quota take cores"))
 		case e.Type == "pod-failure" && !comps[e.Component]:
 			errs = append(errs, bad(f+".component", e.Component, "not a component"))
 		case e.Type == "pod-failure" && e.Node != "" && !nodes[e.Node]:

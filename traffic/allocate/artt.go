@@ -134,6 +134,7 @@ func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, fresh, observe bool) m
 	for i, component := range downs {
 		estimators[i], trackers[i] = a.forecast.Get(component), a.health.Get(component)
 	}
+	nodeUse := s.NodeUtilization()
 	planned := make([]plan, len(downs))
 	ok := make([]bool, len(downs))
 	inParallel(len(downs), a.opts.Parallelism, func(i int) {
@@ -147,7 +148,8 @@ func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, fresh, observe bool) m
 		for j, e := range estimates {
 			shares[j] = e.Share
 		}
-		weighted, statuses, note := applyHealth(trackers[i], s, groups, shares, a.opts.Health.MinWeight, !x.CallsOut(component), observe)
+		pass := healthPass{tracker: trackers[i], at: s.At, nodeUse: nodeUse, minWeight: a.opts.Health.MinWeight, judgeLatency: !x.CallsOut(component), observe: observe}
+		weighted, statuses, note := pass.apply(groups, shares)
 		r := traffic.Route{Component: component}
 		if note != "" {
 			r.Notes = append(r.Notes, note)
@@ -237,16 +239,32 @@ func (a *ARTT) handOver(x *traffic.Index, plans map[string]plan, routes []traffi
 	}
 }
 
-// applyHealth observes each group's health and scales its share. Latency is
-// judged only where it is the group's own (judgeLatency: components that
-// call no other): a caller's latency includes its downstream calls, which
-// locality routing makes differ per node, so it would blame a caller for
-// its callee and move traffic back and forth. Errors count everywhere.
-// Healthy
-// ×1, Degraded × max(MinWeight, score) but never below MinWeight × its fair
+// healthPass is one pass of the health trackers over a component's groups.
+type healthPass struct {
+	tracker *health.Tracker
+	at      time.Time
+	// nodeUse is each node's CPU used by the snapshot's pods, as a
+	// fraction of its allocatable CPU (Snapshot.NodeUtilization).
+	nodeUse   map[string]float64
+	minWeight float64
+	// judgeLatency is true where latency is the group's own (components
+	// that call no other): a caller's latency includes its downstream
+	// calls, which locality routing makes differ per node, so it would
+	// blame a caller for its callee and move traffic back and forth.
+	// Errors, CPU per request and CPU waiting count everywhere.
+	judgeLatency bool
+	// observe is true when the snapshot's measurements are new to the
+	// trackers; otherwise they report what they hold.
+	observe bool
+}
+
+// apply observes each group's health and scales its share: Healthy × its
+// weight (1, or less while it climbs back after a cut), Degraded ×
+// max(MinWeight, score) but never below MinWeight × its fair
 // (replica-count) share, Unhealthy 0. When every group is Unhealthy the
 // shares are kept as they were: there is nowhere else to send the traffic.
-func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group, shares []float64, minWeight float64, judgeLatency, fresh bool) ([]float64, []health.Status, string) {
+func (h healthPass) apply(groups []traffic.Group, shares []float64) ([]float64, []health.Status, string) {
+	tr := h.tracker
 	fair := replicaCountShares(groups)
 	out := make([]float64, len(groups))
 	statuses := make([]health.Status, len(groups))
@@ -255,9 +273,10 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 	errs := make([]float64, len(groups))
 	costs := make([]float64, len(groups))
 	changes := make([]float64, len(groups))
+	stretches := make([]float64, len(groups))
 	for i, g := range groups {
 		p95s[i], p95Rates[i], errs[i] = groupHealthInputs(g, tr.BusyUtilization())
-		if !judgeLatency {
+		if !h.judgeLatency {
 			p95s[i] = math.NaN()
 		}
 		costs[i] = math.NaN()
@@ -265,25 +284,26 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 			costs[i] = c
 		}
 		changes[i] = tr.CostChange(g.Node, costs[i])
+		stretches[i] = h.stretch(g)
 	}
-	peerP95s, peerErrs, peerChanges := peerMedians(p95s), peerMedians(errs), peerMedians(changes)
+	peerP95s, peerErrs, peerChanges, peerStretches := peerMedians(p95s), peerMedians(errs), peerMedians(changes), peerMedians(stretches)
 	total := 0.0
 	for i, g := range groups {
 		obs := health.Observation{
 			P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: peerP95s[i], PeerErrorRate: peerErrs[i],
 			Utilization: groupUtilization(g), CostPerRequest: costs[i], PeerCostChange: peerChanges[i],
-			CostRate: g.CostRate(), P95Rate: p95Rates[i],
+			CostRate: g.CostRate(), P95Rate: p95Rates[i], CPUStretch: stretches[i], PeerCPUStretch: peerStretches[i],
 		}
 		st := tr.Status(g.Node)
-		if fresh {
-			st = tr.Observe(g.Node, s.At, obs)
+		if h.observe {
+			st = tr.Observe(g.Node, h.at, obs)
 		}
 		statuses[i] = st
 		switch st.State {
 		case health.Healthy:
-			out[i] = shares[i]
+			out[i] = shares[i] * st.Weight // below 1 while it climbs back after a cut
 		case health.Degraded:
-			out[i] = math.Max(shares[i]*st.Weight, minWeight*fair[i])
+			out[i] = math.Max(shares[i]*st.Weight, h.minWeight*fair[i])
 		}
 		total += out[i]
 	}
@@ -298,6 +318,23 @@ func applyHealth(tr *health.Tracker, s traffic.Snapshot, groups []traffic.Group,
 		}
 	}
 	return out, statuses, note
+}
+
+// stretch is the group's CPU stretch (traffic.Group.CPUStretch), NaN when
+// unknown or when its node's pods use at least BusyUtilization of the
+// node's CPU: waiting there may be the pods' own load queueing for the
+// node's cores, which the share estimator moves, not a neighbour or a
+// quota taking them.
+func (h healthPass) stretch(g traffic.Group) float64 {
+	busy := h.tracker.BusyUtilization()
+	if u, ok := h.nodeUse[g.Node]; ok && u >= busy {
+		return math.NaN()
+	}
+	s, ok := g.CPUStretch(busy)
+	if !ok {
+		return math.NaN()
+	}
+	return s
 }
 
 // groupHealthInputs aggregates a group's load-free p95 latency (each

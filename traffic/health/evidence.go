@@ -77,16 +77,33 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 
 // evidence says which of an observation's readings were past their
 // Degraded bars, and by how much.
-func (t *Tracker) evidence(ratio, slow, errorRate float64) string {
+func (t *Tracker) evidence(ratio, slow, starved, errorRate float64) string {
 	var parts []string
 	if ratio > t.cfg.DegradedLatencyFactor {
 		parts = append(parts, fmt.Sprintf("load-free p95 %.2f× its baseline", ratio))
 	}
-	if slow > t.cfg.DegradedCostFactor {
+	if slow > 1 && slow*starved > t.cfg.DegradedCostFactor {
 		parts = append(parts, fmt.Sprintf("CPU per request %.2f× its baseline", slow))
+	}
+	if starved > 1 && slow*starved > t.cfg.DegradedCostFactor {
+		parts = append(parts, fmt.Sprintf("CPU work stretched %.2f× by waiting for a CPU", starved))
 	}
 	if errorRate > t.cfg.DegradedErrorRate {
 		parts = append(parts, fmt.Sprintf("errors %.1f%% above its peers'", 100*errorRate))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// starvation is an observation's CPU stretch against its peers': a stretch
+// that every group shows (a burst on every node) is nobody's fault. known
+// is false when the stretch is unknown.
+func starvation(o Observation) (starved float64, known bool) {
+	if !(o.CPUStretch >= 1) {
+		return 1, false
+	}
+	starved = o.CPUStretch
+	if o.PeerCPUStretch > 1 {
+		starved /= o.PeerCPUStretch
+	}
+	return math.Max(starved, 1), true
 }

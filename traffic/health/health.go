@@ -179,6 +179,11 @@ type group struct {
 	costBaseline, slow float64
 	costAt             time.Time
 	judged             bool
+	// starved is the CPU stretch against its peers' (1 when unknown) that
+	// bounds its weight: the capacity a neighbour or a quota above the
+	// group took, judged each interval, and held at its largest while the
+	// group is not Healthy (holdStarved).
+	starved float64
 	// cost gathers the CPU per request of the intervals not judged yet
 	// (MinCostRequests).
 	cost pool
@@ -224,6 +229,11 @@ type Observation struct {
 	// measured over: with the time since the last observation, how many
 	// requests the reading holds. P95Rate is the same for P95Ms.
 	CostRate, P95Rate float64
+	// CPUStretch is how much longer the group's CPU work took in wall
+	// time than its own limits explain (traffic.Group.CPUStretch), NaN
+	// when unknown or no evidence (its node busy with its own pods);
+	// PeerCPUStretch the median over its peers of the same.
+	CPUStretch, PeerCPUStretch float64
 }
 
 // finite is o with every infinite value unknown (NaN). An infinite p95
@@ -232,7 +242,7 @@ type Observation struct {
 // good; nothing measured is infinite, so infinity can only be a broken
 // sample or an overflow upstream.
 func (o Observation) finite() Observation {
-	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange, &o.CostRate, &o.P95Rate} {
+	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange, &o.CostRate, &o.P95Rate, &o.CPUStretch, &o.PeerCPUStretch} {
 		if math.IsInf(*v, 0) {
 			*v = math.NaN()
 		}
@@ -271,24 +281,27 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	}
 	g, ok := t.groups[key]
 	if !ok {
-		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1, ratio: 1, seen: at, observed: at}
+		g = &group{state: Healthy, entered: at, baseline: math.NaN(), score: 1, last: at, costBaseline: math.NaN(), slow: 1, starved: 1, ratio: 1, seen: at, observed: at}
 		t.groups[key] = g
 	}
 	interval := at.Sub(g.observed) // zero for a group just learned
 	g.seen, g.observed = at, at
 	slow, costKnown := t.costSlowdown(g, at, o, interval)
+	starved, starvedKnown := starvation(o)
+	g.holdStarved(starved)
+	slow *= starved
 	ratio, latencyKnown, judgedP95 := t.latencyRatio(g, p95Ms, o.PeerP95Ms, o.P95Rate*interval.Seconds())
 	errKnown := errorRate >= 0
 	if !errKnown {
 		errorRate = 0
 	}
 	switch {
-	case latencyKnown || errKnown || costKnown:
+	case latencyKnown || errKnown || costKnown || starvedKnown:
 		q := math.Min(1, math.Max(t.cfg.MinWeight, 1-math.Max(0, math.Max(ratio, slow)-1)-10*errorRate))
 		decay := math.Exp2(-at.Sub(g.last).Seconds() / t.cfg.ScoreHalfLife.Seconds())
 		g.score = q + (g.score-q)*decay
 		g.last = at
-		good := t.judge(g, at, ratio, slow, errorRate)
+		good := t.judge(g, at, ratio, slow, starved, errorRate)
 		// The baseline learns only from latency that is good by its own
 		// measure, not from a slowdown excused because the peers share it.
 		if good && g.state == Healthy && judgedP95 <= t.cfg.DegradedLatencyFactor*g.baseline {
@@ -304,11 +317,11 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 // UnhealthyAfter makes it Unhealthy (Degraded at once), bad Degraded, good
 // for RecoverAfter Healthy again (Unhealthy passes through Degraded). It
 // reports whether the evidence was good.
-func (t *Tracker) judge(g *group, at time.Time, ratio, slow, errorRate float64) (good bool) {
+func (t *Tracker) judge(g *group, at time.Time, ratio, slow, starved, errorRate float64) (good bool) {
 	severe := ratio > t.cfg.UnhealthyLatencyFactor || errorRate > t.cfg.UnhealthyErrorRate
 	bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate || slow > t.cfg.DegradedCostFactor
 	if severe || bad {
-		g.why = t.evidence(ratio, slow, errorRate)
+		g.why = t.evidence(ratio, slow/starved, starved, errorRate)
 	}
 	switch {
 	case severe:
@@ -368,7 +381,7 @@ func (t *Tracker) status(g *group) Status {
 			st.Weight = math.Min(1, g.restoreFrom*math.Pow(1+t.cfg.RestoreStep, math.Max(steps, 0)))
 		}
 	case Degraded:
-		st.Weight = math.Max(t.cfg.MinWeight, math.Min(g.score, 1/math.Max(g.slow, 1)))
+		st.Weight = math.Max(t.cfg.MinWeight, math.Min(g.score, 1/math.Max(g.slow*g.starved, 1)))
 	}
 	return st
 }
@@ -391,5 +404,18 @@ func (t *Tracker) Forget(before time.Time) {
 		if g.seen.Before(before) {
 			delete(t.groups, k)
 		}
+	}
+}
+
+// holdStarved takes an interval's CPU stretch as the group's weight bound.
+// While the group is not Healthy the bound only tightens: under a quota
+// the stretch falls as soon as the group's share is cut, because the
+// pods' reduced load then fits the quota, and a bound that followed it
+// would hand the traffic back at the next measurement and cut it again at
+// the one after. Restoring is the Healthy path's, gradual, as for every
+// other cut.
+func (g *group) holdStarved(starved float64) {
+	if g.state == Healthy || starved > g.starved {
+		g.starved = starved
 	}
 }

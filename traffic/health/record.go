@@ -38,6 +38,9 @@ type Record struct {
 	Ratio             float64 `json:"ratio,omitempty"`
 	PooledP95         float64 `json:"pooledP95,omitempty"`
 	PooledP95Requests float64 `json:"pooledP95Requests,omitempty"`
+	// Starved is the group's last CPU stretch against its peers'; a
+	// record without it (an older leader's) starts neutral, at 1.
+	Starved float64 `json:"starved,omitempty"`
 	// Observed is the group's last observation, where the interval of
 	// its next reading began.
 	Observed    time.Time `json:"observed,omitzero"`
@@ -82,7 +85,7 @@ func (t *Tracker) Record(key string) (Record, bool) {
 	return Record{
 		State: g.state, Entered: g.entered, FailingSince: g.failingSince, HealthySince: g.healthySince,
 		Last: g.last, BaselineMs: Number(g.baseline), Score: g.score,
-		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow,
+		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow, Starved: g.starved,
 		Judged: g.judged, PooledCPU: g.cost.sum, PooledRequests: g.cost.requests, Observed: g.observed,
 		LatencyJudged: g.latencyJudged, Ratio: g.ratio, PooledP95: g.latency.sum, PooledP95Requests: g.latency.requests,
 		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt, Why: g.why,
@@ -103,7 +106,8 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		lo, hi float64
 	}{{"score", r.Score, 0, 1}, {"restoreFrom", r.RestoreFrom, 0, 1}, {"slow", r.Slow, 0, math.MaxFloat64},
 		{"pooledCPU", r.PooledCPU, 0, math.MaxFloat64}, {"pooledRequests", r.PooledRequests, 0, math.MaxFloat64},
-		{"ratio", r.Ratio, 0, math.MaxFloat64}, {"pooledP95", r.PooledP95, 0, math.MaxFloat64}, {"pooledP95Requests", r.PooledP95Requests, 0, math.MaxFloat64}} {
+		{"ratio", r.Ratio, 0, math.MaxFloat64}, {"pooledP95", r.PooledP95, 0, math.MaxFloat64}, {"pooledP95Requests", r.PooledP95Requests, 0, math.MaxFloat64},
+		{"starved", r.Starved, 0, math.MaxFloat64}} {
 		if !(f.v >= f.lo && f.v <= f.hi) {
 			return fmt.Errorf("%s = %v: want a number in [%g, %g]", f.name, f.v, f.lo, f.hi)
 		}
@@ -116,6 +120,7 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 			return fmt.Errorf("%s = %v: want a positive number or null", f.name, v)
 		}
 	}
+	starved := math.Max(r.Starved, 1) // 0: not recorded
 	ratio := r.Ratio
 	if !r.LatencyJudged {
 		ratio = 1 // neutral until a latency pool is judged
@@ -123,7 +128,7 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 	g := &group{
 		state: r.State, entered: r.Entered, failingSince: r.FailingSince, healthySince: r.HealthySince,
 		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
-		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow,
+		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow, starved: starved,
 		judged: r.Judged, cost: pool{sum: r.PooledCPU, requests: r.PooledRequests}, observed: r.Observed,
 		latencyJudged: r.LatencyJudged, ratio: ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
 		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why,

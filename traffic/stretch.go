@@ -1,0 +1,66 @@
+package traffic
+
+import (
+	"math"
+	"time"
+)
+
+// CFSPeriod is the period over which the kernel enforces a CPU quota: the
+// kubelet's default --cpu-cfs-quota-period, 100 ms.
+const CFSPeriod = 100 * time.Millisecond
+
+// CPUStretch is how much longer in wall time the group's CPU work took
+// than its own limits explain: 1 + (time its threads waited for a CPU,
+// less the waiting its own quota caused) ÷ the CPU it used, over the
+// replicas whose CPU and waiting are known and that used CPU.
+//
+// A thread that runs a fraction φ of the time it is runnable stretches
+// its work by 1/φ, and over an interval (run + wait) ÷ run is that
+// stretch. A pod busy against its own limit waits too, but only in the
+// periods the kernel throttles it for its own quota, and then for less
+// than each such period: its throttled periods × CFSPeriod bound that
+// waiting from above, so what is left is waiting its limit does not
+// explain (a neighbour on its cores, a quota cut above it). A replica
+// whose throttled periods are unknown is left out while its CPU is at
+// least busy of its limit, where its own quota may be what it waits for.
+// ok is false when no replica qualifies.
+func (g Group) CPUStretch(busy float64) (stretch float64, ok bool) {
+	var waited, used float64
+	for _, r := range g.Replicas {
+		if math.IsNaN(r.CPUWaiting) || !(r.CPU > 0) {
+			continue
+		}
+		own := r.ThrottledPeriods * CFSPeriod.Seconds()
+		if math.IsNaN(r.ThrottledPeriods) {
+			if r.CPU/r.Limit() >= busy {
+				continue
+			}
+			own = 0
+		}
+		waited += math.Max(0, r.CPUWaiting-own)
+		used += r.CPU
+	}
+	if !(used > 0) {
+		return 1, false
+	}
+	return 1 + waited/used, true
+}
+
+// NodeUtilization is the CPU the snapshot's replicas on each node use, as
+// a fraction of the node's allocatable CPU (a replica whose CPU is unknown
+// counts for none); nodes whose CPU is unknown are left out.
+func (s Snapshot) NodeUtilization() map[string]float64 {
+	used := make(map[string]float64, len(s.Nodes))
+	for _, r := range s.Replicas {
+		if r.CPU > 0 {
+			used[r.Node] += r.CPU
+		}
+	}
+	out := make(map[string]float64, len(s.Nodes))
+	for _, n := range s.Nodes {
+		if n.CPU > 0 {
+			out[n.Name] = used[n.Name] / n.CPU
+		}
+	}
+	return out
+}

@@ -1,0 +1,51 @@
+package traffic
+
+import (
+	"math"
+	"testing"
+)
+
+func TestGroupCPUStretch(t *testing.T) {
+	nan := math.NaN()
+	pod := func(cpu, limit, waiting, throttled float64) Replica {
+		return Replica{CPU: cpu, CPULimit: limit, CPUWaiting: waiting, ThrottledPeriods: throttled}
+	}
+	cases := []struct {
+		name   string
+		reps   []Replica
+		want   float64
+		wantOK bool
+	}{
+		{"no waiting", []Replica{pod(0.4, 1, 0, 0)}, 1, true},
+		{"a neighbour takes two thirds", []Replica{pod(0.2, 1, 0.4, 0)}, 3, true},
+		{"busy at its own limit: the quota explains the waiting", []Replica{pod(1, 1, 0.5, 9)}, 1, true},
+		{"partly its own quota: 0.3 of 0.5 s/s explained", []Replica{pod(0.4, 1, 0.5, 3)}, 1.5, true},
+		{"summed over the group's pods", []Replica{pod(0.2, 1, 0.4, 0), pod(0.2, 1, 0, 0)}, 2, true},
+		{"throttling unknown, under the busy bar", []Replica{pod(0.2, 1, 0.2, nan)}, 2, true},
+		{"throttling unknown, at its limit: left out", []Replica{pod(0.9, 1, 0.5, nan)}, 1, false},
+		{"pressure unknown", []Replica{pod(0.2, 1, nan, 0)}, 1, false},
+		{"no CPU used", []Replica{pod(0, 1, 0.3, 0)}, 1, false},
+	}
+	for _, c := range cases {
+		got, ok := Group{Replicas: c.reps}.CPUStretch(0.5)
+		if ok != c.wantOK || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: %v, %v; want %v, %v", c.name, got, ok, c.want, c.wantOK)
+		}
+	}
+}
+
+func TestSnapshotNodeUtilization(t *testing.T) {
+	s := Snapshot{
+		Nodes: []Node{{Name: "a", CPU: 4}, {Name: "b"}},
+		Replicas: []Replica{
+			{Node: "a", CPU: 1}, {Node: "a", CPU: 0.5}, {Node: "a", CPU: math.NaN()}, {Node: "b", CPU: 1},
+		},
+	}
+	got := s.NodeUtilization()
+	if u, ok := got["a"]; !ok || u != 1.5/4 {
+		t.Errorf("node a: %v, %v; want 0.375 (an unknown CPU counts for none)", u, ok)
+	}
+	if _, ok := got["b"]; ok {
+		t.Errorf("node b, whose CPU is unknown, has a utilisation %v", got["b"])
+	}
+}
