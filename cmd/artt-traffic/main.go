@@ -72,7 +72,9 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.queries.Latency, "latency-query", f.queries.Latency, "PromQL: p95 latency in ms per pod (labels namespace, pod)")
 	fs.StringVar(&f.queries.Calls, "calls-query", f.queries.Calls, "PromQL: request rate per caller and callee workload")
 	fs.StringVar(&f.queries.Delay, "delay-query", f.queries.Delay, "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)")
-	recorded := fs.Bool("recording-rules", false, "read the series deploy/monitoring/recording-rules.yaml records instead of evaluating the six queries at each collection (a query flag given explicitly still wins)")
+	fs.StringVar(&f.queries.CPUWaiting, "cpu-waiting-query", f.queries.CPUWaiting, "PromQL: seconds per second some of a pod's threads waited for a CPU, its CPU pressure (labels namespace, pod); empty: not read")
+	fs.StringVar(&f.queries.CPUThrottled, "cpu-throttled-query", f.queries.CPUThrottled, "PromQL: CFS periods per second in which a pod used up its own CPU quota (labels namespace, pod); empty: not read")
+	recorded := fs.Bool("recording-rules", false, "read the series deploy/monitoring/recording-rules.yaml records instead of evaluating the eight queries at each collection (a query flag given explicitly still wins)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -89,6 +91,7 @@ func parseFlags(args []string) (flags, error) {
 			{"cpu-query", &f.queries.CPU, r.CPU}, {"requests-query", &f.queries.Requests, r.Requests},
 			{"errors-query", &f.queries.Errors, r.Errors}, {"latency-query", &f.queries.Latency, r.Latency},
 			{"calls-query", &f.queries.Calls, r.Calls}, {"delay-query", &f.queries.Delay, r.Delay},
+			{"cpu-waiting-query", &f.queries.CPUWaiting, r.CPUWaiting}, {"cpu-throttled-query", &f.queries.CPUThrottled, r.CPUThrottled},
 		} {
 			if !given[q.flag] {
 				*q.dst = q.recordedQuery

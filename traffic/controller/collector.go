@@ -30,6 +30,13 @@ type Queries struct {
 	// One-way node-to-node delay in milliseconds; labels source_node,
 	// target_node.
 	Delay string
+	// Seconds per second some of a pod's runnable threads waited for a
+	// CPU (its CPU pressure, PSI "some"); labels namespace, pod. Empty:
+	// not read.
+	CPUWaiting string
+	// CFS periods per second in which a pod's containers used up their
+	// own CPU quota; labels namespace, pod. Empty: not read.
+	CPUThrottled string
 }
 
 // DefaultQueries work with cAdvisor, Istio's standard metrics and the
@@ -50,21 +57,28 @@ func DefaultQueries() Queries {
 		Latency:  `histogram_quantile(0.95, sum by (namespace, pod, le) (irate(istio_request_duration_milliseconds_bucket{reporter="destination"}[1m])))`,
 		Calls:    `sum by (source_workload_namespace, source_workload, destination_workload_namespace, destination_workload) (irate(istio_requests_total{reporter="source"}[1m]))`,
 		Delay:    `avg by (source_node, target_node) (probe_duration_seconds{job="artt-node-probe"}) * 1000 / 2`,
+		// cAdvisor exports each container's cgroup CPU pressure on cgroup
+		// v2 nodes and its throttled periods wherever it has a CPU limit;
+		// both are summed over the containers the CPU query sums.
+		CPUWaiting:   `sum by (namespace, pod) (irate(container_pressure_cpu_waiting_seconds_total{container!="",container!="POD"}[1m]))`,
+		CPUThrottled: `sum by (namespace, pod) (irate(container_cpu_cfs_throttled_periods_total{container!="",container!="POD"}[1m]))`,
 	}
 }
 
 // RecordedQueries read the series deploy/monitoring/recording-rules.yaml
 // records, each from its DefaultQueries expression: on a large cluster a
-// collection then reads six recorded vectors instead of evaluating six
-// irate() queries over every pod's series.
+// collection then reads eight recorded vectors instead of evaluating eight
+// queries over every pod's series.
 func RecordedQueries() Queries {
 	return Queries{
-		CPU:      "artt:pod_cpu_cores:irate1m",
-		Requests: "artt:pod_requests:irate1m",
-		Errors:   "artt:pod_errors:irate1m",
-		Latency:  "artt:pod_latency_p95_milliseconds:irate1m",
-		Calls:    "artt:workload_calls:irate1m",
-		Delay:    "artt:node_delay_milliseconds:avg",
+		CPU:          "artt:pod_cpu_cores:irate1m",
+		Requests:     "artt:pod_requests:irate1m",
+		Errors:       "artt:pod_errors:irate1m",
+		Latency:      "artt:pod_latency_p95_milliseconds:irate1m",
+		Calls:        "artt:workload_calls:irate1m",
+		Delay:        "artt:node_delay_milliseconds:avg",
+		CPUWaiting:   "artt:pod_cpu_waiting_seconds:irate1m",
+		CPUThrottled: "artt:pod_cpu_throttled_periods:irate1m",
 	}
 }
 
@@ -78,6 +92,7 @@ type workloadKey struct{ namespace, name string }
 type Measurements struct {
 	At                             time.Time
 	CPU, Requests, Errors, Latency map[podKey]float64
+	CPUWaiting, CPUThrottled       map[podKey]float64
 	Calls                          map[[2]workloadKey]float64
 	DelayMs                        map[[2]string]float64
 }
@@ -126,6 +141,14 @@ func (c Collector) Collect(ctx context.Context, now time.Time) (*Measurements, e
 				m.DelayMs[[2]string{l[0], l[1]}] = f
 			}
 		}},
+	}
+	for _, j := range []job{
+		{"cpu-waiting", c.Queries.CPUWaiting, podLabels, pods(&m.CPUWaiting)},
+		{"cpu-throttled", c.Queries.CPUThrottled, podLabels, pods(&m.CPUThrottled)},
+	} {
+		if j.query != "" {
+			jobs = append(jobs, j)
+		}
 	}
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup

@@ -85,6 +85,9 @@ type Controller struct {
 	beforeWrite func(component string)
 	// publishedTopology is the content last published.
 	publishedTopology string
+	// missingSignals is, per optional signal, the pods the last
+	// collection measured without it.
+	missingSignals map[string]int
 }
 
 // New builds a controller. reg receives its metrics.
@@ -115,10 +118,11 @@ func New(c client.Client, ca cache.Cache, ic istioclient.Interface, opts Options
 	}
 	return &Controller{
 		client: c, cache: ca, opts: opts, policy: policy,
-		writer:  writer{istio: ic, applied: make(map[string]string)},
-		tel:     newTelemetry(reg),
-		log:     log,
-		changes: make(chan time.Time, 1),
+		writer:         writer{istio: ic, applied: make(map[string]string)},
+		tel:            newTelemetry(reg),
+		log:            log,
+		changes:        make(chan time.Time, 1),
+		missingSignals: make(map[string]int),
 	}, nil
 }
 
@@ -335,6 +339,7 @@ func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) 
 			return st, false
 		}
 		c.last = m
+		c.reportMissingSignals(m)
 		c.tel.promUp.Set(1)
 		c.tel.lastCollect.Set(float64(start.Unix()))
 		c.tel.phase.WithLabelValues("collect").Observe(c.opts.Now().Sub(start).Seconds())

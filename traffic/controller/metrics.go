@@ -24,6 +24,9 @@ type telemetry struct {
 	// state for; resumed the components a new leader took over.
 	tracked *prometheus.GaugeVec
 	resumed *prometheus.GaugeVec
+	// signalMissing counts, per optional signal, the pods measured
+	// without it.
+	signalMissing *prometheus.GaugeVec
 }
 
 func newTelemetry(reg prometheus.Registerer) *telemetry {
@@ -91,7 +94,11 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Namespace: "artt_traffic", Name: "resumed_components",
 			Help: "Components whose learned state this leader took over from the annotations of the rules in force (resumed), or refused as unreadable (refused), when it started leading.",
 		}, []string{"result"}),
+		signalMissing: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "artt_traffic", Name: "signal_missing_pods",
+			Help: "Pods whose CPU was measured at the last collection but that have no series of an optional signal (cpu_pressure: cgroup v2 PSI; cpu_throttling: a CPU limit's throttled periods); they are judged without it.",
+		}, []string{"signal"}),
 	}
-	reg.MustRegister(t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections, t.tracked, t.resumed)
+	reg.MustRegister(t.signalMissing, t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections, t.tracked, t.resumed)
 	return t
 }

@@ -24,7 +24,7 @@ func TestRecordingRulesRecordTheDefaultQueries(t *testing.T) {
 	}
 	d, r := DefaultQueries(), RecordedQueries()
 	var want []monitoring.Recording
-	for _, q := range [][2]string{{r.CPU, d.CPU}, {r.Requests, d.Requests}, {r.Errors, d.Errors}, {r.Latency, d.Latency}, {r.Calls, d.Calls}, {r.Delay, d.Delay}} {
+	for _, q := range [][2]string{{r.CPU, d.CPU}, {r.Requests, d.Requests}, {r.Errors, d.Errors}, {r.Latency, d.Latency}, {r.Calls, d.Calls}, {r.Delay, d.Delay}, {r.CPUWaiting, d.CPUWaiting}, {r.CPUThrottled, d.CPUThrottled}} {
 		want = append(want, monitoring.Recording{Record: q[0], Expr: q[1]})
 	}
 	if len(rules) != len(want) {

@@ -112,6 +112,19 @@ func cpuLimit(p corev1.Pod) float64 {
 	return total
 }
 
+// throttledPeriods is a pod's own-quota throttled periods per second. A
+// pod without a CPU limit has no quota, and cAdvisor no throttling series
+// for it: its CPU measured, it was throttled in none.
+func throttledPeriods(m *Measurements, k podKey, limit float64) float64 {
+	if v, ok := m.CPUThrottled[k]; ok {
+		return v
+	}
+	if _, measured := m.CPU[k]; measured && limit == 0 {
+		return 0
+	}
+	return math.NaN()
+}
+
 func valueOr(m map[podKey]float64, k podKey, fallback float64) float64 {
 	if v, ok := m[k]; ok {
 		return v
@@ -131,7 +144,8 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 	}
 	for _, n := range c.nodes {
 		loc := locality(n)
-		s.Nodes = append(s.Nodes, traffic.Node{Name: n.Name, Ready: nodeReady(n) && loc != "", Locality: loc})
+		s.Nodes = append(s.Nodes, traffic.Node{Name: n.Name, Ready: nodeReady(n) && loc != "", Locality: loc,
+			CPU: n.Status.Allocatable.Cpu().AsApproximateFloat64()})
 	}
 	// The cache lists in no particular order; by name, the snapshot is the
 	// same for the same cluster, and the delays below come out sorted.
@@ -204,6 +218,7 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 				Name: p.Namespace + "/" + p.Name, Component: name, Node: p.Spec.NodeName, Ready: podReady(*p),
 				CPU: valueOr(m.CPU, k, math.NaN()), CPULimit: cpuLimit(*p), Requests: req,
 				LatencyP95: valueOr(m.Latency, k, math.NaN()), ErrorRate: errRate,
+				CPUWaiting: valueOr(m.CPUWaiting, k, math.NaN()), ThrottledPeriods: throttledPeriods(m, k, cpuLimit(*p)),
 			})
 		}
 	}
