@@ -21,6 +21,7 @@ var notHere = []struct{ prefix, why string }{
 	{"docker ", "needs a container engine"},
 	{"skopeo ", "needs a registry"},
 	{"make test", "is the test command itself"},
+	{"make check", "is the test command's fast lane, which runs this package's tests too"},
 	{"make images", "deploy/images' tests build the same images (make test-images)"},
 	{"make live", "runs for about forty minutes as root; make test-live runs the live loop's short check in CI"},
 	{"bin/artt-live ", "needs root and the live loop's components; make test-live runs the harness in CI"},
