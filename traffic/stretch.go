@@ -18,19 +18,20 @@ const CFSPeriod = 100 * time.Millisecond
 // its work by 1/φ, and over an interval (run + wait) ÷ run is that
 // stretch. A pod busy against its own limit waits too, but only in the
 // periods the kernel throttles it for its own quota, and then for less
-// than each such period: its throttled periods × CFSPeriod bound that
+// than each such period: its throttled periods × period (the cluster's
+// CFS period) bound that
 // waiting from above, so what is left is waiting its limit does not
 // explain (a neighbour on its cores, a quota cut above it). A replica
 // whose throttled periods are unknown is left out while its CPU is at
 // least busy of its limit, where its own quota may be what it waits for.
 // ok is false when no replica qualifies.
-func (g Group) CPUStretch(busy float64) (stretch float64, ok bool) {
+func (g Group) CPUStretch(busy float64, period time.Duration) (stretch float64, ok bool) {
 	var waited, used float64
 	for _, r := range g.Replicas {
 		if math.IsNaN(r.CPUWaiting) || !(r.CPU > 0) {
 			continue
 		}
-		own := r.ThrottledPeriods * CFSPeriod.Seconds()
+		own := r.ThrottledPeriods * period.Seconds()
 		if math.IsNaN(r.ThrottledPeriods) {
 			if r.CPU/r.Limit() >= busy {
 				continue

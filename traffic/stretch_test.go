@@ -27,7 +27,7 @@ func TestGroupCPUStretch(t *testing.T) {
 		{"no CPU used", []Replica{pod(0, 1, 0.3, 0)}, 1, false},
 	}
 	for _, c := range cases {
-		got, ok := Group{Replicas: c.reps}.CPUStretch(0.5)
+		got, ok := Group{Replicas: c.reps}.CPUStretch(0.5, CFSPeriod)
 		if ok != c.wantOK || math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: %v, %v; want %v, %v", c.name, got, ok, c.want, c.wantOK)
 		}

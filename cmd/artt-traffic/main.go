@@ -27,6 +27,7 @@ import (
 
 	"github.com/artt-dev/artt/internal/logging"
 	"github.com/artt-dev/artt/internal/version"
+	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
 	"github.com/artt-dev/artt/traffic/controller"
 )
@@ -36,7 +37,7 @@ type flags struct {
 	topology                                                   string
 	dataPlane                                                  controller.DataPlane
 	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
-	forgetAfter                                                time.Duration
+	forgetAfter, cfsPeriod                                     time.Duration
 	dryRun, labelNodes, leaderElect, leaveToEnvoy              bool
 	logLevel, logFormat                                        string
 	queries                                                    controller.Queries
@@ -53,6 +54,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.interval, "interval", 30*time.Second, "measurement and allocation cycle")
 	fs.DurationVar(&f.protectInterval, "protect-interval", 15*time.Second, "how often the fast path measures between cycles and cuts or restores a group whose health changed (artt policy; 0 turns it off)")
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
+	fs.DurationVar(&f.cfsPeriod, "cfs-quota-period", traffic.CFSPeriod, "the period of the cluster's CPU quotas (the kubelet's --cpu-cfs-quota-period): a pod throttled in a period waited at most that long for its own quota")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
 	fs.StringVar(&f.topology, "topology-configmap", "artt-system/artt-topology", "namespace/name of the ConfigMap where each cycle publishes the measured node delays and call graph for artt-scheduler (empty: publish none)")
 	dataPlane := fs.String("data-plane", string(controller.DataPlaneEnvoy), "what carries the weights to the callers: envoy (Istio's sidecars) or grpc (proxyless gRPC, which honours locality weights only under ROUND_ROBIN: where a DestinationRule leaves loadBalancer.simple unset, artt-traffic writes ROUND_ROBIN with a table and LEAST_REQUEST without)")
@@ -117,6 +119,9 @@ func parseFlags(args []string) (flags, error) {
 		problems = append(problems, fmt.Errorf("--data-plane = %w", err))
 	}
 	f.dataPlane = dp
+	if f.cfsPeriod < time.Millisecond || f.cfsPeriod > time.Second {
+		problems = append(problems, fmt.Errorf("--cfs-quota-period = %s: must be within [1ms, 1s], as the kubelet's", f.cfsPeriod))
+	}
 	if f.queryTimeout <= 0 {
 		problems = append(problems, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout))
 	}
@@ -236,5 +241,6 @@ func allocateOptions(f flags) allocate.Options {
 	o := allocate.DefaultOptions()
 	o.LeaveToEnvoy = f.leaveToEnvoy
 	o.ForgetAfter = f.forgetAfter
+	o.Health.CFSPeriod = f.cfsPeriod
 	return o
 }

@@ -103,6 +103,8 @@ package health
 import (
 	"math"
 	"time"
+
+	"github.com/artt-dev/artt/traffic"
 )
 
 // State is a group's health.
@@ -133,6 +135,10 @@ type Config struct {
 	MinLatencyRequests     float64
 	RestoreStep            float64
 	RestoreInterval        time.Duration
+	// CFSPeriod is the period over which the cluster's kernels enforce CPU
+	// quotas (the kubelet's --cpu-cfs-quota-period): a pod throttled in a
+	// period waited less than one for its own quota.
+	CFSPeriod time.Duration
 }
 
 // DefaultConfig returns the documented defaults.
@@ -144,6 +150,7 @@ func DefaultConfig() Config {
 		MinWeight: 0.1, ScoreHalfLife: 10 * time.Second, BaselineAlpha: 0.05,
 		BusyUtilization: 0.5, DegradedCostFactor: 1.5, CostBaselineHalfLife: 2 * time.Minute, MinCostRequests: 100, MinLatencyRequests: 100,
 		RestoreStep: 0.5, RestoreInterval: 30 * time.Second,
+		CFSPeriod: traffic.CFSPeriod,
 	}
 }
 
@@ -209,6 +216,9 @@ type group struct {
 // BusyUtilization is the CPU utilisation at and above which a pod's latency
 // is load, not evidence of sickness.
 func (t *Tracker) BusyUtilization() float64 { return t.cfg.BusyUtilization }
+
+// CFSPeriod is the period of the cluster's CPU quotas.
+func (t *Tracker) CFSPeriod() time.Duration { return t.cfg.CFSPeriod }
 
 // New returns an empty tracker.
 func New(cfg Config) *Tracker {
