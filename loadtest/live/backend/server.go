@@ -111,6 +111,9 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = NewMetrics(cfg.Namespace, cfg.Pod, ObjectName(cfg.Component), cfg.CPUAcct)
 	s.metrics.countWork(&s.burned)
 	s.metrics.countServer(cfg.ServerCPUAcct)
+	if err := s.metrics.countPressure(cfg.Cgroups.Work); err != nil {
+		return nil, err
+	}
 	if err := cfg.Cgroups.joinProcess(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,94 @@
+package backend
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const cpuRoot = "/sys/fs/cgroup/cpu"
+
+// A worker under a quota of a tenth of a core that wants a whole one is
+// throttled by its own quota in most periods and waits nine tenths of the
+// time: the series say both, as cAdvisor would for a container at its
+// limit.
+func TestPressureSeriesCountAThrottledWorker(t *testing.T) {
+	if err := CheckClock(); err != nil {
+		t.Skip(err)
+	}
+	if os.Geteuid() != 0 {
+		skipOrFail(t, "not root: the test makes cgroups")
+	}
+	if _, err := os.Stat(filepath.Join(cpuRoot, "cgroup.procs")); err != nil {
+		skipOrFail(t, fmt.Sprintf("no cgroup v1 cpu controller: %v", err))
+	}
+	dir := filepath.Join(cpuRoot, fmt.Sprintf("artt-backend-test-%d-pressure", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// A thread that outlives its worker goes back to the root cgroup.
+		if tids, err := readTasks(filepath.Join(dir, "tasks")); err == nil {
+			for _, tid := range tids {
+				_ = os.WriteFile(filepath.Join(cpuRoot, "tasks"), []byte(fmt.Sprint(tid)), 0o644)
+			}
+		}
+		for range 100 {
+			if err := os.Remove(dir); err == nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Errorf("remove %s", dir)
+	})
+	for file, v := range map[string]string{"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "10000"} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := NewMetrics("shop", "backend-0", "backend", "")
+	if err := m.countPressure([]string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	var progress atomic.Int64
+	p, err := newProcessor(1, &progress, Cgroups{Work: []string{dir}}.joinThread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p.Spend(100 * time.Millisecond) // a second of wall time at a tenth of a core
+	wall := time.Since(start).Seconds()
+	waiting, throttled := gather(t, m, WaitingCounter), gather(t, m, ThrottledCounter)
+	p.Close()
+	t.Logf("100 ms of work under a 10%% quota took %.2f s: waited %.2f s, throttled in %.0f periods", wall, waiting, throttled)
+	if waiting < 0.6*wall || waiting > wall {
+		t.Errorf("waited %.2f s of %.2f s at a tenth of a core, want about nine tenths", waiting, wall)
+	}
+	if throttled < 5 {
+		t.Errorf("throttled in %.0f periods over %.2f s, want most of them", throttled, wall)
+	}
+}
+
+// gather is the pod's counter of that name.
+func gather(t *testing.T, m *Metrics, name string) float64 {
+	t.Helper()
+	mfs, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	names := []string{}
+	for _, mf := range mfs {
+		names = append(names, mf.GetName())
+	}
+	t.Fatalf("no %s among %s", name, strings.Join(names, ", "))
+	return 0
+}
