@@ -60,6 +60,17 @@
 // 1.5 after two half-lives); a recovery shows as a falling cost and restores
 // the group after RecoverAfter.
 //
+// A slowdown that leaves the CPU per request as it was (a neighbour on the
+// node's cores, a quota above the pods) shows as waiting instead: the
+// observation's CPUStretch (traffic.Group.CPUStretch), the factor by which
+// the group's work took longer than its own limits explain, against the
+// peers' median when that is above 1. It multiplies the cost slowdown, is
+// judged on the same bar (DegradedCostFactor) at every interval without a
+// pool (a ratio of two times the kernel counts over the whole interval,
+// which a starved pod that finishes few requests still reads), and bounds
+// a Degraded group's weight by 1 ÷ stretch, held at its largest until the
+// group is Healthy again (holdStarved says why).
+//
 // A cost reading is judged only once it pools MinCostRequests (100)
 // requests: a request's work varies (exponentially in the common case, a
 // coefficient of variation of 1), so the CPU per request over n requests is
