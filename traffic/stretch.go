@@ -21,22 +21,32 @@ const CFSPeriod = 100 * time.Millisecond
 // than each such period: its throttled periods × period (the cluster's
 // CFS period) bound that
 // waiting from above, so what is left is waiting its limit does not
-// explain (a neighbour on its cores, a quota cut above it). A replica
-// whose throttled periods are unknown is left out while its CPU is at
-// least busy of its limit, where its own quota may be what it waits for.
-// ok is false when no replica qualifies.
-func (g Group) CPUStretch(busy float64, period time.Duration) (stretch float64, ok bool) {
+// explain (a neighbour on its cores, a quota cut above it). Only a quota
+// at its limit explains waiting, though: in each period it throttles a
+// pod, the pod used its whole quota, so a pod throttled in n periods a
+// second under a quota of its limit used at least n × period × limit
+// cores. A pod that used less than 1/cut of that (cut being the bar a
+// slowdown must pass) runs under a quota cut below its limit (an in-place
+// resize down, or a node's quota clamping its pods'), and its throttling
+// explains none of its waiting. A replica whose throttled periods are
+// unknown is left out while its CPU is at least busy of its limit, where
+// its own quota may be what it waits for. ok is false when no replica
+// qualifies.
+func (g Group) CPUStretch(busy, cut float64, period time.Duration) (stretch float64, ok bool) {
 	var waited, used float64
 	for _, r := range g.Replicas {
 		if math.IsNaN(r.CPUWaiting) || !(r.CPU > 0) {
 			continue
 		}
 		own := r.ThrottledPeriods * period.Seconds()
-		if math.IsNaN(r.ThrottledPeriods) {
+		switch {
+		case math.IsNaN(r.ThrottledPeriods):
 			if r.CPU/r.Limit() >= busy {
 				continue
 			}
 			own = 0
+		case own*r.Limit() > cut*r.CPU:
+			own = 0 // throttled under a quota below its limit
 		}
 		waited += math.Max(0, r.CPUWaiting-own)
 		used += r.CPU

@@ -20,6 +20,7 @@ func TestGroupCPUStretch(t *testing.T) {
 		{"a neighbour takes two thirds", []Replica{pod(0.2, 1, 0.4, 0)}, 3, true},
 		{"busy at its own limit: the quota explains the waiting", []Replica{pod(1, 1, 0.5, 9)}, 1, true},
 		{"partly its own quota: 0.3 of 0.5 s/s explained", []Replica{pod(0.4, 1, 0.5, 3)}, 1.5, true},
+		{"throttled under a quota cut below its limit", []Replica{pod(0.06, 0.3, 0.5, 60)}, 1 + 0.5/0.06, true},
 		{"summed over the group's pods", []Replica{pod(0.2, 1, 0.4, 0), pod(0.2, 1, 0, 0)}, 2, true},
 		{"throttling unknown, under the busy bar", []Replica{pod(0.2, 1, 0.2, nan)}, 2, true},
 		{"throttling unknown, at its limit: left out", []Replica{pod(0.9, 1, 0.5, nan)}, 1, false},
@@ -27,7 +28,7 @@ func TestGroupCPUStretch(t *testing.T) {
 		{"no CPU used", []Replica{pod(0, 1, 0.3, 0)}, 1, false},
 	}
 	for _, c := range cases {
-		got, ok := Group{Replicas: c.reps}.CPUStretch(0.5, CFSPeriod)
+		got, ok := Group{Replicas: c.reps}.CPUStretch(0.5, 1.5, CFSPeriod)
 		if ok != c.wantOK || math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: %v, %v; want %v, %v", c.name, got, ok, c.want, c.wantOK)
 		}

@@ -64,7 +64,7 @@ func TestSlowdownsShowAsAClusterShowsThem(t *testing.T) {
 			if got := pod.ThrottledPeriods > 0; got != c.throttled {
 				t.Errorf("throttled periods %.2f/s, want throttled %v (%s)", pod.ThrottledPeriods, c.throttled, c.why)
 			}
-			stretch, ok := traffic.Group{Replicas: []traffic.Replica{pod}}.CPUStretch(0.5, traffic.CFSPeriod)
+			stretch, ok := traffic.Group{Replicas: []traffic.Replica{pod}}.CPUStretch(0.5, 1.5, traffic.CFSPeriod)
 			if !ok || stretch < c.stretchLo-1e-9 || stretch > c.hiSt {
 				t.Errorf("stretch %.3f (waiting %.3f s/s beside %.3f cores), want %.2f–%.2f (%s)", stretch, pod.CPUWaiting, pod.CPU, c.stretchLo, c.hiSt, c.why)
 			}

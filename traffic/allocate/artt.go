@@ -330,7 +330,7 @@ func (h healthPass) stretch(g traffic.Group) float64 {
 	if u, ok := h.nodeUse[g.Node]; ok && u >= busy {
 		return math.NaN()
 	}
-	s, ok := g.CPUStretch(busy, h.tracker.CFSPeriod())
+	s, ok := g.CPUStretch(busy, h.tracker.DegradedCostFactor(), h.tracker.CFSPeriod())
 	if !ok {
 		return math.NaN()
 	}

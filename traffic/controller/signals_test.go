@@ -78,7 +78,7 @@ func TestCPUWaitingQueriesReadCAdvisorsSeries(t *testing.T) {
 	for _, p := range pods {
 		k := podKey{"shop", p.pod}
 		r := traffic.Replica{CPU: m.CPU[k], CPULimit: 1, CPUWaiting: valueOr(m.CPUWaiting, k, math.NaN()), ThrottledPeriods: throttledPeriods(m, k, 1)}
-		got, ok := traffic.Group{Replicas: []traffic.Replica{r}}.CPUStretch(0.5, traffic.CFSPeriod)
+		got, ok := traffic.Group{Replicas: []traffic.Replica{r}}.CPUStretch(0.5, 1.5, traffic.CFSPeriod)
 		if !ok || math.Abs(got-p.wantStretch) > 0.02*p.wantStretch {
 			t.Errorf("%s: stretch %.3f (ok %v) from CPU %.3f, waiting %.3f, throttled %.2f/s; want %.2f (%s)",
 				p.pod, got, ok, r.CPU, r.CPUWaiting, r.ThrottledPeriods, p.wantStretch, p.why)

@@ -228,6 +228,9 @@ type group struct {
 // is load, not evidence of sickness.
 func (t *Tracker) BusyUtilization() float64 { return t.cfg.BusyUtilization }
 
+// DegradedCostFactor is the slowdown past which a group is Degraded.
+func (t *Tracker) DegradedCostFactor() float64 { return t.cfg.DegradedCostFactor }
+
 // CFSPeriod is the period of the cluster's CPU quotas.
 func (t *Tracker) CFSPeriod() time.Duration { return t.cfg.CFSPeriod }
 
