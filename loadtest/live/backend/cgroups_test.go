@@ -12,7 +12,11 @@ import (
 	"github.com/artt-dev/artt/internal/promtest"
 )
 
-const cpuacctRoot = "/sys/fs/cgroup/cpuacct"
+// The cgroup v1 hierarchies the tests make cgroups in.
+const (
+	cpuRoot     = "/sys/fs/cgroup/cpu"
+	cpuacctRoot = "/sys/fs/cgroup/cpuacct"
+)
 
 // The pod's CPU workers spend the requests' work in the pod's cgroup, and
 // the rest of the process, which joined the server's, is counted there:
@@ -21,7 +25,7 @@ func TestWorkersSpendInThePodsCgroup(t *testing.T) {
 	if err := CheckClock(); err != nil {
 		t.Skip(err)
 	}
-	work, server := testCgroup(t, "work"), testCgroup(t, "server")
+	work, server := testCgroup(t, cpuacctRoot, "work"), testCgroup(t, cpuacctRoot, "server")
 	c := Cgroups{Work: []string{work}, Server: []string{server}}
 	if err := c.joinProcess(); err != nil {
 		t.Fatal(err)
@@ -44,26 +48,32 @@ func TestWorkersSpendInThePodsCgroup(t *testing.T) {
 	}
 }
 
-// testCgroup makes a cpuacct cgroup for the test, and at its end moves the
-// process back where it was and removes the cgroup once its threads left.
-func testCgroup(t *testing.T, name string) string {
+// testCgroup makes a cgroup for the test under root (a v1 hierarchy), and
+// at its end moves the process, and any thread left behind, back where
+// they were and removes the cgroup once its threads left.
+func testCgroup(t *testing.T, root, name string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "not root: the test makes cgroups")
 	}
-	if _, err := os.Stat(filepath.Join(cpuacctRoot, "cgroup.procs")); err != nil {
-		skipOrFail(t, fmt.Sprintf("no cgroup v1 cpuacct controller: %v", err))
+	if _, err := os.Stat(filepath.Join(root, "cgroup.procs")); err != nil {
+		skipOrFail(t, fmt.Sprintf("no cgroup v1 controller at %s: %v", root, err))
 	}
-	home, err := ownCgroup()
+	home, err := ownCgroup(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(cpuacctRoot, fmt.Sprintf("artt-backend-test-%d-%s", os.Getpid(), name))
+	dir := filepath.Join(root, fmt.Sprintf("artt-backend-test-%d-%s", os.Getpid(), name))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = os.WriteFile(filepath.Join(home, "cgroup.procs"), []byte(fmt.Sprint(os.Getpid())), 0o644)
+		if tids, err := readTasks(filepath.Join(dir, "tasks")); err == nil {
+			for _, tid := range tids {
+				_ = os.WriteFile(filepath.Join(home, "tasks"), []byte(fmt.Sprint(tid)), 0o644)
+			}
+		}
 		// The workers' threads end a moment after Close.
 		for range 100 {
 			if err = os.Remove(dir); err == nil {
@@ -84,18 +94,19 @@ func skipOrFail(t *testing.T, why string) {
 	t.Skip(why)
 }
 
-// ownCgroup is this process's cpuacct cgroup directory.
-func ownCgroup() (string, error) {
+// ownCgroup is this process's cgroup directory in the hierarchy at root.
+func ownCgroup(root string) (string, error) {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", err
 	}
+	controller := filepath.Base(root)
 	for _, line := range strings.Split(string(b), "\n") {
-		if parts := strings.SplitN(line, ":", 3); len(parts) == 3 && parts[1] == "cpuacct" {
-			return filepath.Join(cpuacctRoot, parts[2]), nil
+		if parts := strings.SplitN(line, ":", 3); len(parts) == 3 && parts[1] == controller {
+			return filepath.Join(root, parts[2]), nil
 		}
 	}
-	return "", fmt.Errorf("/proc/self/cgroup names no cpuacct cgroup")
+	return "", fmt.Errorf("/proc/self/cgroup names no %s cgroup", controller)
 }
 
 func usage(t *testing.T, dir string) float64 {

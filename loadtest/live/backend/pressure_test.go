@@ -1,7 +1,6 @@
 package backend
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +8,6 @@ import (
 	"testing"
 	"time"
 )
-
-const cpuRoot = "/sys/fs/cgroup/cpu"
 
 // A worker under a quota of a tenth of a core that wants a whole one is
 // throttled by its own quota in most periods and waits nine tenths of the
@@ -20,31 +17,7 @@ func TestPressureSeriesCountAThrottledWorker(t *testing.T) {
 	if err := CheckClock(); err != nil {
 		t.Skip(err)
 	}
-	if os.Geteuid() != 0 {
-		skipOrFail(t, "not root: the test makes cgroups")
-	}
-	if _, err := os.Stat(filepath.Join(cpuRoot, "cgroup.procs")); err != nil {
-		skipOrFail(t, fmt.Sprintf("no cgroup v1 cpu controller: %v", err))
-	}
-	dir := filepath.Join(cpuRoot, fmt.Sprintf("artt-backend-test-%d-pressure", os.Getpid()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// A thread that outlives its worker goes back to the root cgroup.
-		if tids, err := readTasks(filepath.Join(dir, "tasks")); err == nil {
-			for _, tid := range tids {
-				_ = os.WriteFile(filepath.Join(cpuRoot, "tasks"), []byte(fmt.Sprint(tid)), 0o644)
-			}
-		}
-		for range 100 {
-			if err := os.Remove(dir); err == nil {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		t.Errorf("remove %s", dir)
-	})
+	dir := testCgroup(t, cpuRoot, "pressure")
 	for file, v := range map[string]string{"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "10000"} {
 		if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0o644); err != nil {
 			t.Fatal(err)
