@@ -220,6 +220,12 @@ func (p *parser) checkSpec(s Spec) (validWorkload bool) {
 	return validWorkload
 }
 
+// promQLString escapes s for a double-quoted PromQL string, whose escapes
+// are Go's: the backslashes regexp.QuoteMeta writes before a workload
+// name's dots are doubled, or Prometheus refuses `\.` and every query of a
+// Deployment named web.v2.
+func promQLString(s string) string { return strings.ReplaceAll(s, `\`, `\\`) }
+
 // renderQueries reads the query templates and, when safe (the namespace,
 // the workload and the rate window they interpolate passed their checks),
 // renders them into s.
@@ -227,7 +233,7 @@ func (p *parser) renderQueries(s *Spec, rateWindow string, safe bool) {
 	vars := queryVars{
 		Namespace:    s.Namespace,
 		Workload:     s.Workload,
-		PodRegex:     regexp.QuoteMeta(s.Workload) + `-[a-z0-9]+-[a-z0-9]+`,
+		PodRegex:     promQLString(regexp.QuoteMeta(s.Workload)) + `-[a-z0-9]+-[a-z0-9]+`,
 		RateWindow:   rateWindow,
 		RateFunction: s.RateFunction,
 	}
