@@ -133,8 +133,16 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		latencyJudged: r.LatencyJudged, ratio: ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
 		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why,
 	}
-	if g.observed.IsZero() || g.observed.After(seen) {
-		g.observed = seen // an older leader's record, or one from the future
+	if g.observed.IsZero() {
+		g.observed = seen // an older leader's record
+	}
+	// A time after seen is clock skew between leaders, or a record no
+	// tracker wrote: each is taken as now, so no timer runs backwards and
+	// no state waits for a year that will not come.
+	for _, t := range []*time.Time{&g.entered, &g.failingSince, &g.healthySince, &g.last, &g.costAt, &g.healthyAt, &g.observed} {
+		if t.After(seen) {
+			*t = seen
+		}
 	}
 	t.groups[key] = g
 	return nil

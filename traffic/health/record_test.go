@@ -153,3 +153,24 @@ func handedOver(t *testing.T, r Record, seen time.Time) *Tracker {
 	}
 	return tr
 }
+
+// A record whose times lie ahead of the new leader's clock (skew between
+// leaders, or a record no tracker wrote) is taken with those times as now:
+// the group is judged by its next observation as any other.
+func TestRestoreTakesFutureTimesAsNow(t *testing.T) {
+	now := time.Unix(1000, 0)
+	future := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	tr := New(DefaultConfig())
+	err := tr.Restore("g", Record{State: Degraded, Entered: future, HealthySince: future, Last: future, Observed: future,
+		CostAt: future, HealthyAt: future, BaselineMs: Number(math.NaN()), CostBaseline: Number(math.NaN()), Score: 0.5, Slow: 1}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Status
+	for s := 15; s <= 60; s += 15 {
+		st = tr.Observe("g", now.Add(time.Duration(s)*time.Second), Observation{P95Ms: math.NaN(), ErrorRate: 0, PeerP95Ms: math.NaN(), PeerErrorRate: math.NaN()})
+	}
+	if st.State != Healthy || !(st.Weight > 0 && st.Weight <= 1) {
+		t.Errorf("after 45 s without errors: %s at %v, want Healthy with a weight in (0, 1]", st.State, st.Weight)
+	}
+}
