@@ -7,8 +7,18 @@ type Allocation struct {
 	// Policy names the policy that produced it.
 	Policy string
 	// Routes has one entry per downstream component with serving upstreams,
-	// sorted by component.
+	// sorted by component, but those in Failed.
 	Routes []Route
+	// Failed are the components the policy could not route this time, by
+	// component: each keeps the routing it had, and the others are routed
+	// as usual.
+	Failed []ComponentFailure
+}
+
+// ComponentFailure is why one component was not routed.
+type ComponentFailure struct {
+	Component string
+	Err       error
 }
 
 // Route says how traffic to one downstream component is spread.

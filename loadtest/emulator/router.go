@@ -67,10 +67,15 @@ func (e *Emulator) protect() {
 	}
 }
 
-// install logs an allocation and installs its weights.
+// install logs an allocation and installs its weights; a component the
+// policy could not route keeps the weights it had, as artt-traffic keeps
+// its rule.
 func (e *Emulator) install(a traffic.Allocation) {
 	if e.allocated != nil {
 		e.allocated(e.now, a)
+	}
+	for _, f := range a.Failed {
+		e.res.note(fmt.Sprintf("%.0fs: %s not routed, its weights kept: %v", e.now, f.Component, f.Err))
 	}
 	if e.debug != nil {
 		for _, r := range a.Routes {

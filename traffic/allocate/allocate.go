@@ -87,8 +87,9 @@ func New(name string, opts Options) (traffic.Policy, error) {
 type routeFunc func(x *traffic.Index, component string) (traffic.Route, bool, error)
 
 // eachDownstream runs route for every downstream component on at most
-// parallelism goroutines and returns the routes sorted by component.
-func eachDownstream(x *traffic.Index, parallelism int, route routeFunc) ([]traffic.Route, error) {
+// parallelism goroutines and returns the routes sorted by component, and
+// the components whose route failed: one component's failure is its own.
+func eachDownstream(x *traffic.Index, parallelism int, route routeFunc) ([]traffic.Route, []traffic.ComponentFailure) {
 	downs := x.Downstreams()
 	routes := make([]traffic.Route, len(downs))
 	oks := make([]bool, len(downs))
@@ -97,15 +98,16 @@ func eachDownstream(x *traffic.Index, parallelism int, route routeFunc) ([]traff
 		routes[i], oks[i], errs[i] = route(x, downs[i])
 	})
 	var out []traffic.Route
+	var failed []traffic.ComponentFailure
 	for i := range downs {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("component %s: %w", downs[i], errs[i])
-		}
-		if oks[i] {
+		switch {
+		case errs[i] != nil:
+			failed = append(failed, traffic.ComponentFailure{Component: downs[i], Err: errs[i]})
+		case oks[i]:
 			out = append(out, routes[i])
 		}
 	}
-	return out, nil
+	return out, failed
 }
 
 // inParallel calls work(0) … work(n−1) on at most parallelism goroutines
@@ -134,8 +136,8 @@ func (p stateless) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	if err != nil {
 		return traffic.Allocation{}, err
 	}
-	routes, err := eachDownstream(x, p.opts.Parallelism, p.route)
-	return traffic.Allocation{Policy: p.name, Routes: routes}, err
+	routes, failed := eachDownstream(x, p.opts.Parallelism, p.route)
+	return traffic.Allocation{Policy: p.name, Routes: routes, Failed: failed}, nil
 }
 
 // replicaNames lists a group's replica names.

@@ -101,19 +101,19 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 	if !rebalance && !changed {
 		return traffic.Allocation{Policy: "artt"}, false, nil
 	}
+	routes, failed := a.route(x, plans)
 	for component, p := range plans {
+		if slices.ContainsFunc(failed, func(f traffic.ComponentFailure) bool { return f.Component == component }) {
+			continue // its last routing is still the one it has
+		}
 		now := make(map[string]traffic.GroupShare, len(p.route.Groups))
 		for _, g := range p.route.Groups {
 			now[g.Node] = g
 		}
 		a.last[component] = now
 	}
-	routes, err := a.route(x, plans)
-	if err != nil {
-		return traffic.Allocation{}, false, err
-	}
 	a.memo.forget(routed(routes))
-	return traffic.Allocation{Policy: "artt", Routes: routes}, changed, nil
+	return traffic.Allocation{Policy: "artt", Routes: routes, Failed: failed}, changed, nil
 }
 
 // plan is one component's shares and health, before routing.
@@ -191,12 +191,12 @@ func (a *ARTT) changed(plans map[string]plan) bool {
 // route routes every planned component by NTAM and decides, where the
 // handover is on, whether its table or Envoy carries it. Routing and its
 // prices run in parallel; the verdicts settle after, callees first.
-func (a *ARTT) route(x *traffic.Index, plans map[string]plan) ([]traffic.Route, error) {
+func (a *ARTT) route(x *traffic.Index, plans map[string]plan) ([]traffic.Route, []traffic.ComponentFailure) {
 	priced := make(map[string]*handover, len(plans))
 	for component := range plans {
 		priced[component] = new(handover)
 	}
-	routes, err := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
+	routes, failed := eachDownstream(x, a.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
 		p, ok := plans[component]
 		if !ok {
 			return traffic.Route{}, false, nil
@@ -211,11 +211,11 @@ func (a *ARTT) route(x *traffic.Index, plans map[string]plan) ([]traffic.Route, 
 		}
 		return r, ok, err
 	})
-	if err != nil || !a.opts.LeaveToEnvoy {
-		return routes, err
+	if !a.opts.LeaveToEnvoy {
+		return routes, failed
 	}
 	a.handOver(x, plans, routes, priced)
-	return routes, nil
+	return routes, failed
 }
 
 // handOver settles each route's verdict from its prices, callees before

@@ -36,7 +36,7 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	for _, d := range x.Downstreams() {
 		estimators[d] = h.atpm.Get(d)
 	}
-	routes, err := eachDownstream(x, h.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
+	routes, failed := eachDownstream(x, h.opts.Parallelism, func(x *traffic.Index, component string) (traffic.Route, bool, error) {
 		groups, supplies, ok := problem(x, component)
 		if !ok {
 			return traffic.Route{}, false, nil
@@ -53,7 +53,7 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 		return routeGroups(x, h.memo, r, groups, supplies, demands, h.opts.NTAM)
 	})
 	h.memo.forget(routed(routes))
-	return traffic.Allocation{Policy: "heart", Routes: routes}, err
+	return traffic.Allocation{Policy: "heart", Routes: routes, Failed: failed}, nil
 }
 
 // routeGroups runs NTAM for the demands (or recalls its answer to the same

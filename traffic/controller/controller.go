@@ -385,6 +385,10 @@ func (c *Controller) allocate(snap traffic.Snapshot, why trigger, start time.Tim
 		c.log.Error("allocation failed: keeping the last routing", "error", err)
 		return alloc, false
 	}
+	for _, f := range alloc.Failed {
+		c.tel.componentErrs.WithLabelValues(f.Component).Inc()
+		c.log.Error("a component's allocation failed: keeping its last routing, the others routed", "component", f.Component, "error", f.Err)
+	}
 	return alloc, true
 }
 

@@ -14,12 +14,15 @@ type telemetry struct {
 	topologyWrites *prometheus.CounterVec
 	collectErrs    prometheus.Counter
 	allocErrs      prometheus.Counter
-	cycle          *prometheus.HistogramVec
-	phase          *prometheus.HistogramVec
-	reaction       prometheus.Histogram
-	lastCollect    prometheus.Gauge
-	promUp         prometheus.Gauge
-	protections    prometheus.Counter
+	// componentErrs counts, per component, the allocations that could not
+	// route it (the others were routed).
+	componentErrs *prometheus.CounterVec
+	cycle         *prometheus.HistogramVec
+	phase         *prometheus.HistogramVec
+	reaction      prometheus.Histogram
+	lastCollect   prometheus.Gauge
+	promUp        prometheus.Gauge
+	protections   prometheus.Counter
 	// tracked counts the components, groups and replicas the policy keeps
 	// state for; resumed the components a new leader took over.
 	tracked *prometheus.GaugeVec
@@ -59,6 +62,10 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Namespace: "artt_traffic", Name: "allocation_errors_total",
 			Help: "Allocations the policy refused; the last routing was kept.",
 		}),
+		componentErrs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "artt_traffic", Name: "component_allocation_errors_total",
+			Help: "Allocations that could not route a component; its last routing was kept and the other components were routed.",
+		}, []string{"component"}),
 		cycle: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "artt_traffic", Name: "cycle_duration_seconds",
 			Help:    "Duration of a reallocation: collect (cycle, protect) or reuse (event), allocate, write.",
@@ -99,6 +106,6 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 			Help: "Pods whose CPU was measured at the last collection but that have no series of an optional signal (cpu_pressure: cgroup v2 PSI; cpu_throttling: a CPU limit's throttled periods); they are judged without it.",
 		}, []string{"signal"}),
 	}
-	reg.MustRegister(t.signalMissing, t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections, t.tracked, t.resumed)
+	reg.MustRegister(t.signalMissing, t.componentErrs, t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections, t.tracked, t.resumed)
 	return t
 }
