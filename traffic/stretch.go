@@ -11,27 +11,21 @@ const CFSPeriod = 100 * time.Millisecond
 
 // CPUStretch is how much longer in wall time the group's CPU work took
 // than its own limits explain: 1 + (time its threads waited for a CPU,
-// less the waiting its own quota caused) ÷ the CPU it used, over the
-// replicas whose CPU and waiting are known and that used CPU.
+// less what its own quota explains) ÷ the CPU it used, over the replicas
+// whose CPU and waiting are known and that used CPU. A thread running a
+// fraction φ of the time it is runnable takes 1/φ as long, and
+// (run + wait) ÷ run is that factor.
 //
-// A thread that runs a fraction φ of the time it is runnable stretches
-// its work by 1/φ, and over an interval (run + wait) ÷ run is that
-// stretch. A pod busy against its own limit waits too, but only in the
-// periods the kernel throttles it for its own quota, and then for less
-// than each such period: its throttled periods × period (the cluster's
-// CFS period) bound that
-// waiting from above, so what is left is waiting its limit does not
-// explain (a neighbour on its cores, a quota cut above it). Only a quota
-// at its limit explains waiting, though: in each period it throttles a
-// pod, the pod used its whole quota, so a pod throttled in n periods a
-// second under a quota of its limit used at least n × period × limit
-// cores. A pod that used less than 1/cut of that (cut being the bar a
-// slowdown must pass) runs under a quota cut below its limit (an in-place
-// resize down, or a node's quota clamping its pods'), and its throttling
-// explains none of its waiting. A replica whose throttled periods are
-// unknown is left out while its CPU is at least busy of its limit, where
-// its own quota may be what it waits for. ok is false when no replica
-// qualifies.
+// A pod busy at its limit waits in the periods its own quota throttles
+// it, for less than each period: throttled periods × period bound that
+// waiting, and the rest is someone else's (a neighbour, a quota above
+// it). Only a quota at its limit explains it, though: a throttled period
+// means the pod used its whole quota, so a pod throttled n times a second
+// that used less than n × period × limit ÷ cut (cut: the bar a slowdown
+// must pass) runs under a quota cut below its limit, and its throttling
+// explains none of its waiting. A replica whose throttling is unknown is
+// left out while its CPU is at least busy of its limit. ok is false when
+// no replica qualifies.
 func (g Group) CPUStretch(busy, cut float64, period time.Duration) (stretch float64, ok bool) {
 	var waited, used float64
 	for _, r := range g.Replicas {
