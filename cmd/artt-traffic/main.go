@@ -68,37 +68,14 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text")
-	fs.StringVar(&f.queries.CPU, "cpu-query", f.queries.CPU, "PromQL: CPU cores per pod (labels namespace, pod)")
-	fs.StringVar(&f.queries.Requests, "requests-query", f.queries.Requests, "PromQL: requests per second per pod (labels namespace, pod)")
-	fs.StringVar(&f.queries.Errors, "errors-query", f.queries.Errors, "PromQL: failed requests per second per pod (labels namespace, pod)")
-	fs.StringVar(&f.queries.Latency, "latency-query", f.queries.Latency, "PromQL: p95 latency in ms per pod (labels namespace, pod)")
-	fs.StringVar(&f.queries.Calls, "calls-query", f.queries.Calls, "PromQL: request rate per caller and callee workload")
-	fs.StringVar(&f.queries.Delay, "delay-query", f.queries.Delay, "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)")
-	fs.StringVar(&f.queries.CPUWaiting, "cpu-waiting-query", f.queries.CPUWaiting, "PromQL: seconds per second some of a pod's threads waited for a CPU, its CPU pressure (labels namespace, pod); empty: not read")
-	fs.StringVar(&f.queries.CPUThrottled, "cpu-throttled-query", f.queries.CPUThrottled, "PromQL: CFS periods per second in which a pod used up its own CPU quota (labels namespace, pod); empty: not read")
+	queryFlags(fs, &f.queries)
 	recorded := fs.Bool("recording-rules", false, "read the series deploy/monitoring/recording-rules.yaml records instead of evaluating the eight queries at each collection (a query flag given explicitly still wins)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
 	if *recorded {
-		given := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-		r := controller.RecordedQueries()
-		for _, q := range []struct {
-			flag          string
-			dst           *string
-			recordedQuery string
-		}{
-			{"cpu-query", &f.queries.CPU, r.CPU}, {"requests-query", &f.queries.Requests, r.Requests},
-			{"errors-query", &f.queries.Errors, r.Errors}, {"latency-query", &f.queries.Latency, r.Latency},
-			{"calls-query", &f.queries.Calls, r.Calls}, {"delay-query", &f.queries.Delay, r.Delay},
-			{"cpu-waiting-query", &f.queries.CPUWaiting, r.CPUWaiting}, {"cpu-throttled-query", &f.queries.CPUThrottled, r.CPUThrottled},
-		} {
-			if !given[q.flag] {
-				*q.dst = q.recordedQuery
-			}
-		}
+		readRecorded(fs, &f.queries)
 	}
 	if *showVersion {
 		return f, errVersion
@@ -226,6 +203,46 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	}
 	log.Info("artt-traffic starting", "policy", f.policy, "interval", f.interval, "dryRun", f.dryRun, "prometheus", f.prometheus)
 	return mgr.Start(ctx)
+}
+
+// queryFlags registers one flag per collection query, defaulting to q's.
+func queryFlags(fs *flag.FlagSet, q *controller.Queries) {
+	for _, f := range queryFlagsOf(q) {
+		fs.StringVar(f.dst, f.flag, *f.dst, f.usage)
+	}
+}
+
+// queryFlag is a collection query's flag.
+type queryFlag struct {
+	flag, usage string
+	dst         *string
+	recorded    func(controller.Queries) string
+}
+
+func queryFlagsOf(q *controller.Queries) []queryFlag {
+	return []queryFlag{
+		{"cpu-query", "PromQL: CPU cores per pod (labels namespace, pod)", &q.CPU, func(r controller.Queries) string { return r.CPU }},
+		{"requests-query", "PromQL: requests per second per pod (labels namespace, pod)", &q.Requests, func(r controller.Queries) string { return r.Requests }},
+		{"errors-query", "PromQL: failed requests per second per pod (labels namespace, pod)", &q.Errors, func(r controller.Queries) string { return r.Errors }},
+		{"latency-query", "PromQL: p95 latency in ms per pod (labels namespace, pod)", &q.Latency, func(r controller.Queries) string { return r.Latency }},
+		{"calls-query", "PromQL: request rate per caller and callee workload", &q.Calls, func(r controller.Queries) string { return r.Calls }},
+		{"delay-query", "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)", &q.Delay, func(r controller.Queries) string { return r.Delay }},
+		{"cpu-waiting-query", "PromQL: seconds per second some of a pod's threads waited for a CPU, its CPU pressure (labels namespace, pod); empty: not read", &q.CPUWaiting, func(r controller.Queries) string { return r.CPUWaiting }},
+		{"cpu-throttled-query", "PromQL: CFS periods per second in which a pod used up its own CPU quota (labels namespace, pod); empty: not read", &q.CPUThrottled, func(r controller.Queries) string { return r.CPUThrottled }},
+	}
+}
+
+// readRecorded sets every query whose flag was not given to the series
+// deploy/monitoring/recording-rules.yaml records for it.
+func readRecorded(fs *flag.FlagSet, q *controller.Queries) {
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	r := controller.RecordedQueries()
+	for _, f := range queryFlagsOf(q) {
+		if !given[f.flag] {
+			*f.dst = f.recorded(r)
+		}
+	}
 }
 
 // protectInterval maps the flag's 0 (off) to the controller's negative.
