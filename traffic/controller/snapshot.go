@@ -78,6 +78,15 @@ func locality(n corev1.Node) string {
 	return r + "/" + z + "/" + s
 }
 
+// nodeCPU is a node's allocatable CPU in cores, its capacity where it
+// reports none, 0 where it reports neither.
+func nodeCPU(n corev1.Node) float64 {
+	if q, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok {
+		return q.AsApproximateFloat64()
+	}
+	return n.Status.Capacity.Cpu().AsApproximateFloat64()
+}
+
 func nodeReady(n corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
@@ -144,8 +153,7 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 	}
 	for _, n := range c.nodes {
 		loc := locality(n)
-		s.Nodes = append(s.Nodes, traffic.Node{Name: n.Name, Ready: nodeReady(n) && loc != "", Locality: loc,
-			CPU: n.Status.Allocatable.Cpu().AsApproximateFloat64()})
+		s.Nodes = append(s.Nodes, traffic.Node{Name: n.Name, Ready: nodeReady(n) && loc != "", Locality: loc, CPU: nodeCPU(n)})
 	}
 	// The cache lists in no particular order; by name, the snapshot is the
 	// same for the same cluster, and the delays below come out sorted.
