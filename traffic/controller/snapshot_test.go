@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -44,5 +45,23 @@ func TestSnapshotListsDelaysInNodeOrder(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("delays listed %v, want %v", got, want)
+	}
+}
+
+func TestNodeCPUIsAllocatableOrCapacity(t *testing.T) {
+	cpu := func(v string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)} }
+	cases := []struct {
+		name string
+		st   corev1.NodeStatus
+		want float64
+	}{
+		{"allocatable", corev1.NodeStatus{Allocatable: cpu("3500m"), Capacity: cpu("4")}, 3.5},
+		{"capacity where no allocatable is reported", corev1.NodeStatus{Capacity: cpu("4")}, 4},
+		{"neither: unknown", corev1.NodeStatus{}, 0},
+	}
+	for _, c := range cases {
+		if got := nodeCPU(corev1.Node{Status: c.st}); got != c.want {
+			t.Errorf("%s: %v cores, want %v", c.name, got, c.want)
+		}
 	}
 }
