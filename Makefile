@@ -46,7 +46,7 @@ LIVE_ENV = KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
 	ARTT_ISTIOD="$$(hack/build-istiod.sh | tail -n 1)" \
 	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)"
 
-## test-live: the live loop's short checks (nested module loadtest/live, about seven minutes): real istiod, gRPC's
+## test-live: the live loop's short checks (nested module loadtest/live, about ten minutes): real istiod, gRPC's
 ## xDS balancers and backends under cgroup CPU quotas in a network namespace of its own, and KEDA scaling them on
 ## artt-scaler's answers after a step; needs root
 test-live:
