@@ -49,7 +49,9 @@ func TestSnapshotListsDelaysInNodeOrder(t *testing.T) {
 }
 
 func TestNodeCPUIsAllocatableOrCapacity(t *testing.T) {
-	cpu := func(v string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)} }
+	cpu := func(v string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)}
+	}
 	cases := []struct {
 		name string
 		st   corev1.NodeStatus
