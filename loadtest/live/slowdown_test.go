@@ -74,7 +74,11 @@ func slowNode(ctx context.Context, t *testing.T, a *live.Active, node string, co
 			if err != nil {
 				t.Fatal(err)
 			}
-			undo = n.Stop
+			undo = func() {
+				if err := n.Stop(); err != nil {
+					t.Error(err)
+				}
+			}
 			return
 		}
 		if err := a.SetNodeCores(node, cores/5); err != nil {
