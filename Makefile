@@ -56,7 +56,7 @@ test-live:
 
 ## live: the live scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
 ## out/live; about 80 minutes); needs root
-LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step
+LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step live-degradation
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
 	hack/install-components.sh

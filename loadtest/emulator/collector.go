@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -71,18 +70,6 @@ type Result struct {
 	Events, Hops int64
 }
 
-// EventImpact is what an injected event cost: of the requests started in
-// the minute after it, how many failed or timed out.
-type EventImpact struct {
-	At          float64
-	Description string
-	Started     int64
-	Lost        int64
-}
-
-// impactWindow is how long after an event its losses are counted.
-const impactWindow = 60.0
-
 // ComponentBalance is how evenly a component's pods were loaded: max − min
 // and max ÷ mean of their mean CPU utilisation (0 and 1 with one pod).
 type ComponentBalance struct {
@@ -138,20 +125,7 @@ func newCollector(e *Emulator) *collector {
 		res: Result{Scenario: e.sc.Name, Run: e.run.Label(), Seed: e.sc.Seed,
 			Routing: e.run.Routing, Autoscaling: e.run.Autoscaling, Frontier: e.run.Frontier, Floor: e.run.Floor, Sweep: e.run.Sweep()},
 	}
-	for _, ev := range e.sc.Events {
-		desc := ev.Type
-		switch ev.Type {
-		case "node-slowdown":
-			desc += fmt.Sprintf(" %s to %g", ev.Node, ev.Speed)
-		case "node-contention", "node-quota":
-			desc += fmt.Sprintf(" %s %g cores", ev.Node, ev.Cores)
-		case "node-failure":
-			desc += " " + ev.Node
-		case "pod-failure":
-			desc += " " + ev.Component
-		}
-		c.res.AfterEvents = append(c.res.AfterEvents, EventImpact{At: ev.At.Seconds(), Description: desc})
-	}
+	c.res.AfterEvents = EventImpacts(e.sc.Events)
 	return c
 }
 
@@ -201,7 +175,7 @@ func (c *collector) finished(r *rootRequest, at float64, failed bool) {
 	default:
 		c.res.Succeeded++
 		c.res.LatenciesMs = append(c.res.LatenciesMs, lat*1000)
-		c.impacts(r.start, func(ev *EventImpact) { ev.Lost-- })
+		c.impacts(r.start, func(ev *EventImpact) { ev.Lost--; ev.latenciesMs = append(ev.latenciesMs, lat*1000) })
 	}
 }
 
@@ -316,6 +290,7 @@ func (r *Result) SummarizeLatencies() {
 	r.P90Ms = stats.Quantile(r.LatenciesMs, 0.9)
 	r.P99Ms = stats.Quantile(r.LatenciesMs, 0.99)
 	r.P999Ms = stats.Quantile(r.LatenciesMs, 0.999)
+	summarizeEvents(r.AfterEvents)
 }
 
 // SummarizePods sets the utilisation figures from Pods: the mean, max and

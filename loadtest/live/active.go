@@ -209,18 +209,6 @@ func (a *Active) DeletePod(ctx context.Context, pod string, grace time.Duration)
 	return a.H.kubelet.deletePod(ctx, a.Namespace, pod, grace)
 }
 
-// SetNodeCores changes a node's CPU quota: a node degrading, or
-// recovering.
-func (a *Active) SetNodeCores(node string, cores float64) error {
-	return a.H.cgroups.SetNodeCores(node, cores)
-}
-
-// StartNeighbour starts a neighbour keeping threads busy on a node, beside
-// its pods: a node contended.
-func (a *Active) StartNeighbour(node string, threads int) (*Neighbour, error) {
-	return a.H.cgroups.StartNeighbour(node, threads)
-}
-
 // RestartIstiod stops istiod and starts it again on the same addresses.
 func (a *Active) RestartIstiod(ctx context.Context) error {
 	a.H.Cluster.Istiod.Stop()

@@ -77,7 +77,7 @@ func Start(ctx context.Context, p *Plan, opts Options) (*Harness, error) {
 			return nil, err
 		}
 	}
-	h.kubelet = &kubelet{cluster: h.Cluster, cgroups: h.cgroups, exe: exe, dir: opts.Dir, scenario: p.Source, procs: map[string]*process{}, final: map[string]float64{}}
+	h.kubelet = &kubelet{cluster: h.Cluster, cgroups: h.cgroups, exe: exe, dir: opts.Dir, scenario: p.Source, procs: map[string]*process{}, final: map[string]float64{}, speeds: map[string]float64{}}
 	return h, nil
 }
 

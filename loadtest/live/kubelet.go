@@ -38,12 +38,15 @@ type kubelet struct {
 	// final is the CPU seconds of each pod stopped, read before its
 	// cgroup went.
 	final map[string]float64
+	// speeds are the nodes slowed mid-run (node-slowdown), by name.
+	speeds map[string]float64
 }
 
 type process struct {
 	cmd       *exec.Cmd
 	node, pod string
-	ns        string
+	ns, ip    string
+	listening bool // a backend once it answers: setNodeSpeed reaches it
 	cpuacct   string
 	exited    chan struct{}
 }
@@ -111,9 +114,12 @@ func (k *kubelet) runPod(ctx context.Context, s podStart, pod *corev1.Pod, ready
 		return nil, err
 	}
 	common := []string{"--scenario=" + k.scenario, "--namespace=" + ns, "--pod=" + name, "--node=" + node, "--ip=" + ip}
+	speed := 0.0
 	if role == "backend" {
+		speed = k.speedOf(node)
 		common = append(common, "--limit="+strconv.FormatFloat(limit, 'g', -1, 64), "--cpuacct="+cg.WorkAcct, "--server-cpuacct="+cg.ServerAcct,
-			"--work-cgroups="+strings.Join(cg.Work, ","), "--server-cgroups="+strings.Join(cg.Server, ","))
+			"--work-cgroups="+strings.Join(cg.Work, ","), "--server-cgroups="+strings.Join(cg.Server, ","),
+			"--speed="+strconv.FormatFloat(speed, 'g', -1, 64))
 	}
 	cmd := exec.CommandContext(ctx, k.exe, append(common, s.args...)...)
 	cmd.Env = append(os.Environ(), RoleEnv+"="+role, "GRPC_XDS_BOOTSTRAP_CONFIG="+boot)
@@ -132,7 +138,7 @@ func (k *kubelet) runPod(ctx context.Context, s podStart, pod *corev1.Pod, ready
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{cmd: cmd, node: node, pod: name, ns: ns, cpuacct: cg.WorkAcct, exited: make(chan struct{})}
+	p := &process{cmd: cmd, node: node, pod: name, ns: ns, ip: ip, cpuacct: cg.WorkAcct, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); log.Close(); close(p.exited) }()
 	k.mu.Lock()
 	k.procs[ns+"/"+name] = p
@@ -140,6 +146,16 @@ func (k *kubelet) runPod(ctx context.Context, s podStart, pod *corev1.Pod, ready
 	if role == "backend" {
 		if err := waitListening(ctx, net.JoinHostPort(ip, strconv.Itoa(backend.Port)), p.exited); err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w (log %s)", ns, name, err, log.Name())
+		}
+		k.mu.Lock()
+		p.listening = true
+		now := k.speeds[node]
+		k.mu.Unlock()
+		if now != speed {
+			// The node's speed changed while the pod started.
+			if err := putSpeed(ctx, ip, now); err != nil {
+				return nil, fmt.Errorf("pod %s/%s: %w", ns, name, err)
+			}
 		}
 	}
 	select {

@@ -124,9 +124,15 @@ func refuseUnsupported(sc *scenario.Scenario) error {
 	refuse := func(field string, value any, reason string) error {
 		return &scenario.FieldError{Field: field, Value: value, Reason: "not supported by the live loop: " + reason}
 	}
+	for i, ev := range sc.Events {
+		switch {
+		case !slices.Contains(LiveEvents, ev.Type):
+			return refuse(fmt.Sprintf("events[%d].type", i), ev.Type, fmt.Sprintf("the live loop plays %v; a pod's or a node's failure is a fault a test injects (see docs/live.md)", LiveEvents))
+		case ev.Type == "node-contention" && ev.Cores != math.Trunc(ev.Cores):
+			return refuse(fmt.Sprintf("events[%d].cores", i), ev.Cores, "a live neighbour keeps whole threads busy; give a whole number")
+		}
+	}
 	switch {
-	case len(sc.Events) > 0:
-		return refuse("events", len(sc.Events), "injected events are the harness's own faults (see docs/live.md)")
 	case sc.Frontier != nil:
 		return refuse("frontier", "set", "autoscaling sweeps run in the lab")
 	case sc.Cluster.Ingress.Replicas != 1:

@@ -20,7 +20,8 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 	for _, c := range []struct {
 		name, from, to, field string
 	}{
-		{"an event", "runs:\n", "events: [{at: 1m, type: node-failure, node: n1}]\nruns:\n", "events"},
+		{"a node's failure", "runs:\n", "events: [{at: 1m, type: node-failure, node: n1}]\nruns:\n", "events[0].type"},
+		{"a neighbour of part of a thread", "runs:\n", "events: [{at: 1m, type: node-slowdown, node: n1, speed: 0.5}, {at: 1m, type: node-contention, node: n1, cores: 1.5}]\nruns:\n", "events[1].cores"},
 		{"two gateways", "ingress: {replicas: 1}", "ingress: {replicas: 2}", "cluster.ingress.replicas"},
 		{"autoscaling", "routing: artt}", "routing: artt, autoscaling: hpa-cpu}", "runs.autoscaling"},
 		{"a lab-only policy", "routing: artt}", "routing: localization}", "runs.routing"},
@@ -48,7 +49,7 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"testdata/check.yaml", "live-demo", "live-lata-chain", "live-lata-chain-16", "live-step"} {
+	for _, name := range []string{"testdata/check.yaml", "testdata/slowdowns.yaml", "live-demo", "live-lata-chain", "live-lata-chain-16", "live-step", "live-degradation"} {
 		p, err := NewPlan(name, DefaultMaxCores)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

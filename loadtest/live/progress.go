@@ -43,6 +43,21 @@ func (p *Progress) set(s string, end time.Time) {
 	p.print()
 }
 
+// Note prints a line about something that happened in the run under way,
+// such as an event applied.
+func (p *Progress) Note(s string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	line := s
+	if p.run != "" {
+		line = p.run + ": " + s
+	}
+	p.mu.Unlock()
+	fmt.Fprintf(p.w, "%s  %s\n", time.Now().Format("15:04:05"), line)
+}
+
 // Run names the run under way (i of n, from 1).
 func (p *Progress) Run(i, n int, label string) {
 	if p == nil {

@@ -28,6 +28,9 @@ type Comparison struct {
 	Replayed []*emulator.Result
 	Lag      Lag
 	CPU      []ComponentCPU
+	// Cuts are, per scenario event, the seconds from it to the tables'
+	// cut of its node (CutTimes); nil when artt-traffic did not route.
+	Cuts []float64
 }
 
 // labSpread is "min–max" of a value over the lab's seeds.
@@ -124,6 +127,7 @@ func ComparisonMarkdown(cs []Comparison) string {
 	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
 		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
 	b.WriteString(ReplayedMarkdown(cs))
+	b.WriteString(EventsMarkdown(cs))
 	b.WriteString(ScalingMarkdown(cs))
 	b.WriteString("The load generator's send time after the scheduled one (µs):\n\n| run | P50 | P99 | max |\n|---|---:|---:|---:|\n")
 	for _, c := range cs {
@@ -163,6 +167,45 @@ func ReplayedMarkdown(cs []Comparison) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// EventsMarkdown is, per injected event and run, the requests lost of
+// those started in the minute after it and the P99 of the rest, live
+// beside the lab, and the seconds from the event to the tables' cut of its
+// node where artt-traffic routed. Empty when the scenario has no events.
+func EventsMarkdown(cs []Comparison) string {
+	if len(cs) == 0 || len(cs[0].Live.AfterEvents) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	seeds := seedsHeading(cs)
+	b.WriteString("Each injected event: of the requests started in the minute after it, those lost (failed or timed out) and the P99 of the rest; and, where artt-traffic routed, the seconds until its tables sent the event's node at most 2/3 of what they sent it before:\n\n")
+	fmt.Fprintf(&b, "| event | run | live lost | lab lost | lost, %s | live P99 ms | lab P99 ms | P99 ms, %s | live cut after s |\n", seeds, seeds)
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for e, ev := range cs[0].Live.AfterEvents {
+		for _, c := range cs {
+			live, lab := c.Live.AfterEvents[e], c.Lab.AfterEvents[e]
+			cut := "–"
+			if c.Cuts != nil {
+				cut = seconds(c.Cuts[e])
+			}
+			fmt.Fprintf(&b, "| %.0fs %s | %s | %d of %d | %d of %d | %s | %s | %s | %s | %s |\n", ev.At, ev.Description, c.Live.Run,
+				live.Lost, live.Started, lab.Lost, lab.Started,
+				c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(r.AfterEvents[e].Lost) }),
+				milliseconds(live.P99Ms), milliseconds(lab.P99Ms),
+				c.labSpread("%.0f", func(r *emulator.Result) float64 { return r.AfterEvents[e].P99Ms }), cut)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// milliseconds is a latency to one decimal, "–" when nothing was timed.
+func milliseconds(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 // ScalingMarkdown is, for the runs KEDA scaled, each step up beside the

@@ -23,13 +23,16 @@ func (h *Harness) Result(m *Measured) *emulator.Result {
 	r := &emulator.Result{Scenario: sc.Name, Run: m.Run.Label(), Seed: sc.Seed, Routing: m.Run.Routing, Autoscaling: m.Run.Autoscaling,
 		NetworkMs: math.NaN(), CrossNodeFraction: math.NaN()}
 	warmup, timeoutMs := sc.Warmup.Seconds(), float64(sc.Workload.Timeout.Milliseconds())
+	r.AfterEvents = emulator.EventImpacts(sc.Events)
 	for _, rec := range m.Records {
 		if rec.At < warmup {
 			continue
 		}
 		r.Requests++
+		ok := rec.Code == codes.OK && rec.LatencyMs <= timeoutMs
+		emulator.CountImpact(r.AfterEvents, rec.At, !ok, rec.LatencyMs)
 		switch {
-		case rec.Code == codes.OK && rec.LatencyMs <= timeoutMs:
+		case ok:
 			r.Succeeded++
 			r.LatenciesMs = append(r.LatenciesMs, rec.LatencyMs)
 		case rec.Code == codes.OK || rec.Code == codes.DeadlineExceeded:

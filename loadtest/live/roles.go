@@ -95,6 +95,7 @@ func runBackend(ctx context.Context, args []string, log *slog.Logger) error {
 	work := fs.String("work-cgroups", "", "comma-separated cgroup directories the threads spending the work join")
 	server := fs.String("server-cgroups", "", "comma-separated cgroup directories the rest of the process joins")
 	limit := fs.Float64("limit", 1, "the pod's CPU limit in cores")
+	speed := fs.Float64("speed", 0, "the node's speed the pod starts at; 0 for the scenario's")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func runBackend(ctx context.Context, args []string, log *slog.Logger) error {
 		return err
 	}
 	s, err := backend.New(backend.Config{Scenario: l.Scenario, Component: *component, Node: p.node, Namespace: p.namespace,
-		Pod: p.pod, IP: p.ip, CPUAcct: *cpuacct, ServerCPUAcct: *serverAcct, Limit: *limit, Seed: p.seed, Callees: dialer,
+		Pod: p.pod, IP: p.ip, CPUAcct: *cpuacct, ServerCPUAcct: *serverAcct, Limit: *limit, Seed: p.seed, Callees: dialer, Speed: *speed,
 		Cgroups: backend.Cgroups{Work: splitList(*work), Server: splitList(*server)}})
 	if err != nil {
 		return err

@@ -36,6 +36,7 @@ type Active struct {
 	tables  *tableLog   // nil unless artt-traffic routes the run
 	scaled  *scaledPods // nil unless KEDA scales the run
 	static  []string    // the flag giving the endpoints, for weighted round robin
+	faults  nodeFaults  // the scenario's events in force
 }
 
 // ownPods are the pods the harness places itself: the plan's, but those of
@@ -92,7 +93,7 @@ type Measured struct {
 
 // Run carries the plan's run i with its real balancer and returns what it
 // measured.
-func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, error) {
+func (h *Harness) Run(ctx context.Context, i int, during During) (_ *Measured, err error) {
 	run := h.Plan.Runs[i]
 	ns := fmt.Sprintf("live-%d", i)
 	h.opts.Progress.Run(i+1, len(h.Plan.Runs), run.Label())
@@ -103,7 +104,12 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (*Measured, err
 	if err := createWorkloads(ctx, h.Cluster, h.Plan, ns, lb, managed, scaled); err != nil {
 		return nil, err
 	}
-	a := &Active{H: h, Namespace: ns, Run: run, index: i}
+	a := &Active{H: h, Namespace: ns, Run: run, index: i, faults: newNodeFaults()}
+	defer func() {
+		if undo := a.undoFaults(context.WithoutCancel(ctx)); undo != nil {
+			err = errors.Join(err, fmt.Errorf("undoing %s's events: %w", run.Label(), undo))
+		}
+	}()
 	if run.Routing == "cswrr" {
 		path, err := h.writeEndpoints(i, ns)
 		if err != nil {
@@ -274,12 +280,15 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 	tick, stopTick := context.WithCancel(ctx)
 	defer stopTick()
 	go h.opts.Progress.Tick(tick)
-	duringErr := make(chan error, 1)
+	duringErr := make(chan error, 2)
 	if during != nil {
 		go func() { duringErr <- during(ctx, a) }()
 	} else {
 		duringErr <- nil
 	}
+	events, stopEvents := context.WithDeadline(ctx, a.Started.Add(sc.Duration.Duration))
+	defer stopEvents()
+	go func() { duringErr <- a.playEvents(events) }()
 	m := &Measured{Run: a.Run, Window: sc.Duration.Duration - sc.Warmup.Duration}
 	h.opts.Progress.Timed("warm-up", a.Started.Add(sc.Warmup.Duration))
 	start, err := h.countersAt(ctx, a, a.Started.Add(sc.Warmup.Duration))
@@ -308,7 +317,7 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if err := <-duringErr; err != nil {
+	if err := errors.Join(<-duringErr, <-duringErr); err != nil {
 		return nil, fmt.Errorf("during %s: %w", a.Run.Label(), err)
 	}
 	if m.Records, err = readRecords(records); err != nil {

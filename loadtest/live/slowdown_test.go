@@ -2,19 +2,21 @@ package live_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/artt-dev/artt/loadtest/live"
+	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
 // The slowdowns a node's CPU per request does not show, on the live loop
-// (testdata/slowdowns.yaml): a neighbour of four busy threads in n1's
-// cgroup from 35 s to 60 s, then n2's quota cut to a fifth from 65 s to
-// 85 s. Under ARTT each node's weights must fall within two scrapes and a
-// fast-path pass (checkWeightsFall); the same events are run under gRPC's
-// least-request, and the requests each routing lost in the 10 s after each
-// event are reported side by side.
+// (testdata/slowdowns.yaml, whose events the harness plays): a neighbour of
+// four busy threads in n1's cgroup from 35 s to 60 s, then n2's quota cut
+// to a fifth from 65 s to 85 s. Under ARTT each node's weights must fall
+// within two scrapes and a fast-path pass (checkWeightsFall); the same
+// events are run under gRPC's least-request, and the requests each routing
+// lost in the 10 s after each event are reported side by side.
 func TestLiveSlowedNodes(t *testing.T) {
 	needLive(t)
 	plan, err := live.NewPlan("testdata/slowdowns.yaml", live.DefaultMaxCores)
@@ -22,101 +24,91 @@ func TestLiveSlowedNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, h := startHarness(t, plan)
-	type event struct {
-		name, node string
-		from, to   time.Duration
-	}
-	events := []event{
-		{"n1 contended by four busy threads", "n1", 35 * time.Second, 60 * time.Second},
-		{"n2's quota cut to a fifth", "n2", 65 * time.Second, 85 * time.Second},
-	}
+	slowing := slowingEvents(plan.Scenario)
 	for i, run := range plan.Runs {
-		at := make([]float64, len(events))
 		m, err := h.Run(ctx, i, func(ctx context.Context, a *live.Active) error {
-			for e, ev := range events {
-				if err := sleepUntil(ctx, a.Started.Add(ev.from)); err != nil {
+			for _, ev := range slowing {
+				if err := checkEvent(ctx, t, a, ev, run.Routing == "artt"); err != nil {
 					return err
 				}
-				at[e] = time.Since(a.Started).Seconds()
-				undo := slowNode(ctx, t, a, ev.node, e == 0, run.Routing == "artt")
-				if err := sleepUntil(ctx, a.Started.Add(ev.to)); err != nil {
-					return err
-				}
-				undo()
 			}
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for e, ev := range events {
-			sent, lost, p99 := window(m, at[e], at[e]+10)
-			t.Logf("%s, %s at %.0f s: of the %d requests sent in the next 10 s, %d lost; P99 of the rest %.1f ms", run.Label(), ev.name, at[e], sent, lost, p99)
+		for _, ev := range slowing {
+			at := ev.At.Seconds()
+			sent, lost, p99 := window(m, at, at+10)
+			t.Logf("%s, %s at %.0f s: of the %d requests sent in the next 10 s, %d lost; P99 of the rest %.1f ms", run.Label(), describe(ev), at, sent, lost, p99)
 		}
 	}
 }
 
-// slowNode contends a node (a neighbour of four busy threads in its
-// cgroup) or cuts its quota to a fifth, and under ARTT checks that its
-// weights fall (checkWeightsFall). It returns what undoes the slowdown.
-func slowNode(ctx context.Context, t *testing.T, a *live.Active, node string, contend, artt bool) (undo func()) {
-	t.Helper()
-	cores := 0.0
-	for _, n := range a.H.Plan.Scenario.Cluster.Nodes {
+// slowingEvents are the scenario's events that slow a node (not those
+// that end a slowdown).
+func slowingEvents(sc *scenario.Scenario) []scenario.Event {
+	var out []scenario.Event
+	for _, ev := range sc.Events {
+		if cores := nodeCores(sc, ev.Node); (ev.Type == "node-contention" && ev.Cores > 0) || (ev.Type == "node-quota" && ev.Cores < cores) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func nodeCores(sc *scenario.Scenario, node string) float64 {
+	for _, n := range sc.Cluster.Nodes {
 		if n.Name == node {
-			cores = n.Cores
+			return n.Cores
 		}
 	}
-	undo = func() {}
-	slow := func() {
-		if contend {
-			n, err := a.StartNeighbour(node, 4)
-			if err != nil {
-				t.Fatal(err)
-			}
-			undo = func() {
-				if err := n.Stop(); err != nil {
-					t.Error(err)
-				}
-			}
-			return
-		}
-		if err := a.SetNodeCores(node, cores/5); err != nil {
-			t.Fatal(err)
-		}
-		undo = func() {
-			if err := a.SetNodeCores(node, cores); err != nil {
-				t.Error(err)
-			}
-		}
-		used, err := a.NodeCPU(node, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if used > cores/5*1.1 {
-			t.Errorf("%s cut to %g cores: its pods used %.3f cores over 5 s", node, cores/5, used)
-		}
-	}
-	what := "cut to a fifth of its cores"
-	if contend {
-		what = "contended by four busy threads"
-	}
-	if artt {
-		checkWeightsFall(ctx, t, a, node, what, slow)
-	} else {
-		slow()
-	}
-	return undo
+	return 0
 }
 
-// checkWeightsFall slows a node and checks that ARTT's weights to it fall
-// to at most 2/3 of what they were (the share a group past the Degraded
-// bar, a slowdown of 1.5, keeps at most) within two scrape intervals and
-// one fast-path pass: the first scrape after the slowdown may have begun
-// before it, the second measures it whole, and the fast path reads it at
-// its next pass. A quota cut or a neighbour leaves the CPU per request as
-// it was; what moves is the pods' CPU pressure.
-func checkWeightsFall(ctx context.Context, t *testing.T, a *live.Active, node, what string, slow func()) {
+func describe(ev scenario.Event) string {
+	if ev.Type == "node-contention" {
+		return fmt.Sprintf("%s contended by %g busy threads", ev.Node, ev.Cores)
+	}
+	return fmt.Sprintf("%s's quota cut to %g cores", ev.Node, ev.Cores)
+}
+
+// checkEvent waits for the harness to play ev. Under ARTT it checks that
+// the weights to the node fall (checkWeightsFall); after a quota cut, that
+// the node's pods use no more than the quota.
+func checkEvent(ctx context.Context, t *testing.T, a *live.Active, ev scenario.Event, artt bool) error {
+	t.Helper()
+	at := a.Started.Add(ev.At.Duration)
+	if artt {
+		if err := sleepUntil(ctx, at.Add(-time.Second)); err != nil {
+			return err
+		}
+		checkWeightsFall(ctx, t, a, ev.Node, describe(ev), at)
+	}
+	if ev.Type != "node-quota" {
+		return nil
+	}
+	if err := sleepUntil(ctx, at.Add(time.Second)); err != nil {
+		return err
+	}
+	used, err := a.NodeCPU(ev.Node, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	if used > ev.Cores*1.1 {
+		t.Errorf("%s's quota cut to %g cores: its pods used %.3f cores over 5 s", ev.Node, ev.Cores, used)
+	}
+	return nil
+}
+
+// checkWeightsFall checks that ARTT's weights to a node slowed at `at`
+// fall to at most 2/3 of what they were a second before (the share a
+// group past the Degraded bar, a slowdown of 1.5, keeps at most) within
+// two scrape intervals and one fast-path pass: the first scrape after the
+// slowdown may have begun before it, the second measures it whole, and the
+// fast path reads it at its next pass. A quota cut or a neighbour leaves
+// the CPU per request as it was; what moves is the pods' CPU pressure.
+func checkWeightsFall(ctx context.Context, t *testing.T, a *live.Active, node, what string, at time.Time) {
 	t.Helper()
 	weightTo := func() (sum uint32) {
 		rows, err := a.Rule(ctx, "backend")
@@ -132,22 +124,23 @@ func checkWeightsFall(ctx context.Context, t *testing.T, a *live.Active, node, w
 	if start == 0 {
 		t.Fatalf("%s: ARTT's rows send it nothing before it is %s", node, what)
 	}
-	at := time.Now()
-	slow()
+	if err := sleepUntil(ctx, at); err != nil {
+		t.Fatal(err)
+	}
 	scrape := a.H.Plan.Scenario.Control.SampleInterval.Duration
 	deadline := 3 * scrape
 	for time.Since(at) < deadline+scrape {
 		if w := weightTo(); 3*w <= 2*start {
 			took := time.Since(at)
-			t.Logf("%s %s: ARTT's weights to it fell from %d to %d %s later (deadline %s)", node, what, start, w, took.Round(100*time.Millisecond), deadline)
+			t.Logf("%s: ARTT's weights to it fell from %d to %d %s later (deadline %s)", what, start, w, took.Round(100*time.Millisecond), deadline)
 			if took > deadline {
-				t.Errorf("%s %s: ARTT's weights to it fell %s later, past two scrapes and a fast-path pass (%s)", node, what, took.Round(100*time.Millisecond), deadline)
+				t.Errorf("%s: ARTT's weights to it fell %s later, past two scrapes and a fast-path pass (%s)", what, took.Round(100*time.Millisecond), deadline)
 			}
 			return
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Errorf("%s %s: ARTT's weights to it (%d) had not fallen to 2/3 %s later", node, what, start, deadline+scrape)
+	t.Errorf("%s: ARTT's weights to it (%d) had not fallen to 2/3 %s later", what, start, deadline+scrape)
 }
 
 // sleepUntil waits until t or the context's end.

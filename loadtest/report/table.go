@@ -209,12 +209,20 @@ func seconds(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
+// milliseconds is a latency to one decimal, "–" when nothing was timed.
+func milliseconds(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
 // afterEvents writes what each injected event cost each run.
 func afterEvents(b *strings.Builder, results []*emulator.Result) {
 	if len(results) == 0 || len(results[0].AfterEvents) == 0 {
 		return
 	}
-	b.WriteString("\nRequests lost (failed or timed out) of those started in the minute after each event:\n\n| run |")
+	b.WriteString("\nRequests lost (failed or timed out) of those started in the minute after each event, and the P99 of the rest:\n\n| run |")
 	for _, ev := range results[0].AfterEvents {
 		fmt.Fprintf(b, " %.0fs %s |", ev.At, ev.Description)
 	}
@@ -222,7 +230,7 @@ func afterEvents(b *strings.Builder, results []*emulator.Result) {
 	for _, r := range results {
 		fmt.Fprintf(b, "| %s |", r.Run)
 		for _, ev := range r.AfterEvents {
-			fmt.Fprintf(b, " %d of %d |", ev.Lost, ev.Started)
+			fmt.Fprintf(b, " %d of %d, %s ms |", ev.Lost, ev.Started, milliseconds(ev.P99Ms))
 		}
 		b.WriteString("\n")
 	}
@@ -297,7 +305,7 @@ func JSON(w io.Writer, results []*emulator.Result) error {
 		if len(r.AfterEvents) > 0 {
 			impacts := make([]map[string]any, len(r.AfterEvents))
 			for j, ev := range r.AfterEvents {
-				impacts[j] = map[string]any{"at": ev.At, "event": ev.Description, "started": ev.Started, "lost": ev.Lost}
+				impacts[j] = map[string]any{"at": ev.At, "event": ev.Description, "started": ev.Started, "lost": ev.Lost, "p99Ms": finite(ev.P99Ms)}
 			}
 			run["afterEvents"] = impacts
 		}

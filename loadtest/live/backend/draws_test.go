@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,8 +23,10 @@ import (
 )
 
 // A pod spends on each call the work the lab draws for that call at the
-// workload's seed, on a node of speed one half; a call that names no key
-// is refused, naming the metadata it lacks.
+// workload's seed, on a node of speed one half, then of a quarter once the
+// harness slows the node (SpeedPath); a speed that is no number is
+// refused, and so is a call that names no key, naming the metadata it
+// lacks.
 func TestAPodSpendsItsCallsDraw(t *testing.T) {
 	if err := CheckClock(); err != nil {
 		t.Skip(err)
@@ -68,8 +71,14 @@ runs: [{routing: round-robin}]
 	defer conn.Close()
 	lab := workload.NewCallDraws(7)
 	comp := l.Scenario.Application.Components[0]
-	for _, key := range []uint64{workload.RootKey(0), workload.RootKey(1), workload.ChildKey(workload.RootKey(0), 0)} {
-		want := time.Duration(comp.DrawCPU(lab.Of(key, workload.DrawWork)) / 0.5 * float64(time.Second))
+	speedURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1)) + SpeedPath
+	for i, key := range []uint64{workload.RootKey(0), workload.RootKey(1), workload.ChildKey(workload.RootKey(0), 0), workload.RootKey(2)} {
+		speed := 0.5
+		if i == 3 {
+			speed = 0.25
+			putSpeed(t, speedURL, "0.25", http.StatusNoContent)
+		}
+		want := time.Duration(comp.DrawCPU(lab.Of(key, workload.DrawWork)) / speed * float64(time.Second))
 		before := s.burned.Load()
 		rctx, done := context.WithTimeout(metadata.AppendToOutgoingContext(ctx, CallKeyKey, FormatCallKey(key)), 10*time.Second)
 		err := Call(rctx, conn)
@@ -83,8 +92,25 @@ runs: [{routing: round-robin}]
 			t.Errorf("call %x spent %s; the lab draws %s for it", key, got, want)
 		}
 	}
+	putSpeed(t, speedURL, "fast", http.StatusBadRequest)
 	err = Call(ctx, conn)
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), CallKeyKey) {
 		t.Errorf("a call without a key: %v; want InvalidArgument naming %s", err, CallKeyKey)
+	}
+}
+
+func putSpeed(t *testing.T, url, body string, want int) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		t.Errorf("PUT %s %q: %s, want %d", url, body, resp.Status, want)
 	}
 }

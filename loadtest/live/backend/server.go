@@ -48,13 +48,19 @@ type Config struct {
 	Seed uint64
 	// Callees dials a callee component (see Dialer).
 	Callees Dialer
+	// Speed is the node's speed the pod starts at, when it is not the
+	// scenario's (a node slowed before the pod started); 0 for the
+	// scenario's.
+	Speed float64
 }
 
 // Server is a running backend.
 type Server struct {
 	cfg   Config
 	comp  scenario.Component
-	speed float64
+	// speed is the node's speed now (math.Float64bits): a request's work
+	// is scaled by its inverse.
+	speed atomic.Uint64
 	// inMs and outMs are the one-way delays from each node to this one,
 	// and back.
 	inMs, outMs map[string]float64
@@ -98,7 +104,8 @@ func New(cfg Config) (*Server, error) {
 	self := -1
 	for i, n := range sc.Cluster.Nodes {
 		if n.Name == cfg.Node {
-			self, s.speed = i, n.Speed
+			self = i
+			s.speed.Store(math.Float64bits(cmp.Or(cfg.Speed, n.Speed)))
 		}
 	}
 	if self < 0 {
@@ -143,8 +150,8 @@ func (s *Server) Close() {
 }
 
 // Serve answers on the pod's address until ctx ends: gRPC on Port (with
-// ORCA's per-call load reports, for weighted round robin), /metrics on
-// MetricsPort.
+// ORCA's per-call load reports, for weighted round robin), /metrics and
+// /speed on MetricsPort.
 func (s *Server) Serve(ctx context.Context, log *slog.Logger) error {
 	lis, err := net.Listen("tcp", net.JoinHostPort(s.cfg.IP, fmt.Sprint(cmp.Or(s.cfg.Port, Port))))
 	if err != nil {
@@ -157,7 +164,10 @@ func (s *Server) Serve(ctx context.Context, log *slog.Logger) error {
 	}
 	gs := grpc.NewServer(orca.CallMetricsServerOption(s.orca))
 	gs.RegisterService(&serviceDesc, s)
-	hs := &http.Server{Handler: promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("PUT "+SpeedPath, s.putSpeed)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go s.reportLoad(ctx)
 	errs := make(chan error, 2)
 	go func() { errs <- gs.Serve(lis) }()
@@ -186,9 +196,10 @@ func (s *Server) serve(ctx context.Context) error {
 	}
 	s.sleepHop(s.inMs, from, key, workload.DrawHopOut)
 	s.metrics.Arrived()
-	mean := s.comp.CPUPerRequest.Seconds() / s.speed
+	speed := math.Float64frombits(s.speed.Load())
+	mean := s.comp.CPUPerRequest.Seconds() / speed
 	s.mu.Lock()
-	work := s.comp.DrawCPU(s.draws.Of(key, workload.DrawWork)) / s.speed * s.overhead.scale(mean)
+	work := s.comp.DrawCPU(s.draws.Of(key, workload.DrawWork)) / speed * s.overhead.scale(mean)
 	s.mu.Unlock()
 	s.cpu.Spend(time.Duration(work * float64(time.Second)))
 	for i, c := range s.conns {

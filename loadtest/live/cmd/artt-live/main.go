@@ -132,7 +132,11 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("run %s: %w", plan.Runs[i].Label(), err)
 		}
 		ms = append(ms, m)
-		cs = append(cs, live.Comparison{Live: h.Result(m), Lag: live.SendLag(m), CPU: h.CPUPerRequest(m)})
+		c := live.Comparison{Live: h.Result(m), Lag: live.SendLag(m), CPU: h.CPUPerRequest(m)}
+		if m.Tables != nil {
+			c.Cuts = live.CutTimes(plan.Scenario, m.Tables)
+		}
+		cs = append(cs, c)
 	}
 	if err := predict(plan, cs, ms); err != nil {
 		return err

@@ -1,0 +1,36 @@
+package live
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/scenario"
+)
+
+// The cut is timed from the event to the first table that sends the node
+// at most 2/3 of what the tables in force just before sent it, summed over
+// every component's rows; a node the tables never cut has none.
+func TestCutTimesFromTheTablesInForce(t *testing.T) {
+	sc := &scenario.Scenario{Events: []scenario.Event{
+		{At: scenario.Duration{Duration: 30 * time.Second}, Type: "node-quota", Node: "n2"},
+		{At: scenario.Duration{Duration: 30 * time.Second}, Type: "node-quota", Node: "n1"},
+	}}
+	row := func(n1, n2 uint32) map[string]map[string]uint32 {
+		return map[string]map[string]uint32{locality("n1"): {locality("n1"): n1, locality("n2"): n2}}
+	}
+	tables := []emulator.TableChange{
+		{AtS: 0, Component: "a", Rows: row(50, 50)},
+		{AtS: 0, Component: "b", Rows: row(50, 50)},
+		{AtS: 31, Component: "a", Rows: row(70, 30)}, // n2: 80 of 100, not yet cut
+		{AtS: 36.5, Component: "b", Rows: row(70, 30)}, // n2: 60 of 100
+	}
+	got := CutTimes(sc, tables)
+	if got[0] != 6.5 {
+		t.Errorf("n2's cut: %g s after the event, want 6.5", got[0])
+	}
+	if !math.IsNaN(got[1]) {
+		t.Errorf("n1's cut: %g s, want none (its weight rose)", got[1])
+	}
+}
