@@ -23,7 +23,7 @@ func TestCutTimesFromTheTablesInForce(t *testing.T) {
 	tables := []emulator.TableChange{
 		{AtS: 0, Component: "a", Rows: row(50, 50)},
 		{AtS: 0, Component: "b", Rows: row(50, 50)},
-		{AtS: 31, Component: "a", Rows: row(70, 30)}, // n2: 80 of 100, not yet cut
+		{AtS: 31, Component: "a", Rows: row(70, 30)},   // n2: 80 of 100, not yet cut
 		{AtS: 36.5, Component: "b", Rows: row(70, 30)}, // n2: 60 of 100
 	}
 	got := CutTimes(sc, tables)

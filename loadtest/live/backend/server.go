@@ -56,8 +56,8 @@ type Config struct {
 
 // Server is a running backend.
 type Server struct {
-	cfg   Config
-	comp  scenario.Component
+	cfg  Config
+	comp scenario.Component
 	// speed is the node's speed now (math.Float64bits): a request's work
 	// is scaled by its inverse.
 	speed atomic.Uint64
