@@ -73,7 +73,7 @@ test-images:
 
 ## check: the fast lane, to run before each commit: vet, gofmt and the main module's tests that need no real
 ## component (no root, no apt, nothing built beyond Go modules; about a minute warm). make test is the complete one.
-check: vet fmt-check
+check: vet fmt-check test-queries
 	ARTT_SKIP_COMPONENTS=1 KUBEBUILDER_ASSETS= ARTT_REQUIRE_COMPONENTS= $(GO) test -short -count=1 ./...
 
 ## test: every test of every module, none skipped: it first installs Prometheus (apt-get) and builds kube-apiserver
@@ -83,10 +83,15 @@ test:
 	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" ARTT_REQUIRE_COMPONENTS=1 $(MAKE) test-modules
 
 ## test-modules: what make test runs once the components are there (without them, tests that need them skip)
-test-modules: vet fmt-check test-unit test-keda test-scheduler test-images test-chart
+test-modules: vet fmt-check test-unit test-queries test-keda test-scheduler test-images test-chart
 
 test-unit:
 	$(GO) test -count=1 ./...
+
+## test-queries: every query artt-scaler renders parsed by Prometheus' own parser (nested module
+## scaler/querycheck, which keeps Prometheus' module out of the scaler's build)
+test-queries:
+	cd scaler/querycheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## test-chart: charts/artt rendered with Helm's Go SDK against the kustomize manifests, and installed,
 ## upgraded and uninstalled on envtest's kube-apiserver (nested module charts/charttest)
@@ -128,11 +133,12 @@ FUZZ_TARGETS := threshold:FuzzReplay:10000x traffic/flow:FuzzMinCostFlow:200000x
 	internal/promvector:FuzzDecode:70000x \
 	traffic/istio:FuzzRoundToPercent:200000x traffic/allocate:FuzzAllocate:20000x traffic/allocate:FuzzAllocateOverCycles:4000x \
 	scaler:FuzzParseMetadata:20000x scaler:FuzzEvaluate:20000x scaler:FuzzPrometheusResponse:30000x \
+	scaler/querycheck:FuzzRenderedQueriesParse:20000x traffic/allocate:FuzzResume:10000x \
 	loadtest/scenario:FuzzParse:200000x placement/larp:FuzzGreedy:200000x
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest#*:}; \
 		if [ -n "$(FUZZ_TIME)" ]; then budget=$(FUZZ_TIME); fi; echo "fuzz $$fn in ./$$pkg for $$budget"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $$budget ./$$pkg || exit 1; done
+		(cd ./$$pkg && $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $$budget .) || exit 1; done
 
 ## soak: artt-scaler polled for 1,000 ScaledObjects for SOAK (30m), the heap sampled; then artt-traffic for SOAK on
 ## envtest with Prometheus, an application created and one deleted every minute, the leader changed every 5 minutes;

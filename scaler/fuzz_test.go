@@ -6,8 +6,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -135,26 +133,3 @@ func FuzzPrometheusResponse(f *testing.F) {
 	})
 }
 
-// A workload whose name has a dot (web.v2, a valid Deployment name) gets
-// queries whose pod regex is a valid PromQL string (Go's escapes, which
-// PromQL's double-quoted strings share) matching its pods and no others.
-func TestDottedWorkloadRendersValidQueries(t *testing.T) {
-	spec, err := ParseMetadata("shop", "so", map[string]string{"workload": "web.v2"}, "http://prometheus.monitoring:9090")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{spec.CPUUsageQuery, spec.ArrivalRateQuery} {
-		m := regexp.MustCompile(`pod=~("(?:[^"\\]|\\.)*")`).FindStringSubmatch(q)
-		if m == nil {
-			t.Fatalf("no pod regex in %q", q)
-		}
-		re, err := strconv.Unquote(m[1])
-		if err != nil {
-			t.Fatalf("pod regex %s is not a valid string literal: %v", m[1], err)
-		}
-		pods := regexp.MustCompile("^(?:" + re + ")$")
-		if !pods.MatchString("web.v2-7c9f8d-x2k4q") || pods.MatchString("webxv2-7c9f8d-x2k4q") {
-			t.Errorf("pod regex %q: matches web.v2's pod %v, webxv2's %v", re, pods.MatchString("web.v2-7c9f8d-x2k4q"), pods.MatchString("webxv2-7c9f8d-x2k4q"))
-		}
-	}
-}

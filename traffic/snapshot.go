@@ -88,6 +88,9 @@ type Replica struct {
 	// ThrottledPeriods is the CFS periods per second in which the pod used
 	// up its own CPU quota (its cgroup's throttled periods); NaN if unknown.
 	ThrottledPeriods float64
+	// CFSPeriod is the period of the pod's own CPU quota; 0 if unknown
+	// (the kubelet's, health.Config.CFSPeriod, is then assumed).
+	CFSPeriod time.Duration
 }
 
 // Limit returns the CPU limit, 1 core when unknown.
@@ -190,6 +193,9 @@ func (s Snapshot) validateAllButDelays() error {
 			if !missingOrNonNegative(m.v) {
 				return &FieldError{Field: f(m.name), Value: m.v, Reason: "must be ≥ 0 or NaN (unknown)"}
 			}
+		}
+		if r.CFSPeriod < 0 {
+			return &FieldError{Field: f("cfsPeriod"), Value: r.CFSPeriod, Reason: "must be ≥ 0 (0 = unknown)"}
 		}
 		if math.IsNaN(r.CPULimit) || math.IsInf(r.CPULimit, 0) || r.CPULimit < 0 {
 			return &FieldError{Field: f("cpuLimit"), Value: r.CPULimit, Reason: "must be ≥ 0 (0 = unknown)"}

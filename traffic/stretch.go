@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"cmp"
 	"math"
 	"time"
 )
@@ -17,8 +18,8 @@ const CFSPeriod = 100 * time.Millisecond
 // (run + wait) ÷ run is that factor.
 //
 // A pod busy at its limit waits in the periods its own quota throttles
-// it, for less than each period: throttled periods × period bound that
-// waiting, and the rest is someone else's (a neighbour, a quota above
+// it, for less than each period: throttled periods × its period (the
+// replica's, else period) bound that waiting, and the rest is someone else's (a neighbour, a quota above
 // it). Only a quota at its limit explains it, though: a throttled period
 // means the pod used its whole quota, so a pod throttled n times a second
 // that used less than n × period × limit ÷ cut (cut: the bar a slowdown
@@ -32,7 +33,7 @@ func (g Group) CPUStretch(busy, cut float64, period time.Duration) (stretch floa
 		if math.IsNaN(r.CPUWaiting) || !(r.CPU > 0) {
 			continue
 		}
-		own := r.ThrottledPeriods * period.Seconds()
+		own := r.ThrottledPeriods * cmp.Or(r.CFSPeriod, period).Seconds()
 		switch {
 		case math.IsNaN(r.ThrottledPeriods):
 			if r.CPU/r.Limit() >= busy {

@@ -3,6 +3,7 @@ package traffic
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestGroupCPUStretch(t *testing.T) {
@@ -26,6 +27,11 @@ func TestGroupCPUStretch(t *testing.T) {
 		{"throttling unknown, at its limit: left out", []Replica{pod(0.9, 1, 0.5, nan)}, 1, false},
 		{"pressure unknown", []Replica{pod(0.2, 1, nan, 0)}, 1, false},
 		{"no CPU used", []Replica{pod(0, 1, 0.3, 0)}, 1, false},
+		// 25 periods of 20 ms a second explain 0.5 s/s; read as the
+		// kubelet's 100 ms, they would be 2.5 s/s, past what 0.45 cores
+		// under a 0.5 limit can have used, and explain none.
+		{"bursting at its limit under a short period", []Replica{withPeriod(pod(0.45, 0.5, 0.5, 25), 20*time.Millisecond)}, 1, true},
+		{"the same, its period unknown", []Replica{pod(0.45, 0.5, 0.5, 25)}, 1 + 0.5/0.45, true},
 	}
 	for _, c := range cases {
 		got, ok := Group{Replicas: c.reps}.CPUStretch(0.5, 1.5, CFSPeriod)
@@ -33,6 +39,11 @@ func TestGroupCPUStretch(t *testing.T) {
 			t.Errorf("%s: %v, %v; want %v, %v", c.name, got, ok, c.want, c.wantOK)
 		}
 	}
+}
+
+func withPeriod(r Replica, period time.Duration) Replica {
+	r.CFSPeriod = period
+	return r
 }
 
 func TestSnapshotNodeUtilization(t *testing.T) {

@@ -229,6 +229,7 @@ func queryFlagsOf(q *controller.Queries) []queryFlag {
 		{"delay-query", "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)", &q.Delay, func(r controller.Queries) string { return r.Delay }},
 		{"cpu-waiting-query", "PromQL: seconds per second some of a pod's threads waited for a CPU, its CPU pressure (labels namespace, pod); empty: not read", &q.CPUWaiting, func(r controller.Queries) string { return r.CPUWaiting }},
 		{"cpu-throttled-query", "PromQL: CFS periods per second in which a pod used up its own CPU quota (labels namespace, pod); empty: not read", &q.CPUThrottled, func(r controller.Queries) string { return r.CPUThrottled }},
+		{"cpu-period-query", "PromQL: the period of a pod's CPU quota in seconds (labels namespace, pod); empty: not read, --cfs-quota-period assumed", &q.CPUPeriod, func(r controller.Queries) string { return r.CPUPeriod }},
 	}
 }
 

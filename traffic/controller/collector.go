@@ -37,6 +37,9 @@ type Queries struct {
 	// CFS periods per second in which a pod's containers used up their
 	// own CPU quota; labels namespace, pod. Empty: not read.
 	CPUThrottled string
+	// The period of a pod's CPU quota, in seconds; labels namespace,
+	// pod. Empty: not read (the kubelet's default is assumed).
+	CPUPeriod string
 }
 
 // DefaultQueries work with cAdvisor, Istio's standard metrics and the
@@ -62,6 +65,9 @@ func DefaultQueries() Queries {
 		// both are summed over the containers the CPU query sums.
 		CPUWaiting:   `sum by (namespace, pod) (irate(container_pressure_cpu_waiting_seconds_total{container!="",container!="POD"}[1m]))`,
 		CPUThrottled: `sum by (namespace, pod) (irate(container_cpu_cfs_throttled_periods_total{container!="",container!="POD"}[1m]))`,
+		// The throttled periods count in the pod's own period, which the
+		// kubelet's --cpu-cfs-quota-period sets (100 ms by default).
+		CPUPeriod: cpuPeriodQuery,
 	}
 }
 
@@ -79,8 +85,12 @@ func RecordedQueries() Queries {
 		Delay:        "artt:node_delay_milliseconds:avg",
 		CPUWaiting:   "artt:pod_cpu_waiting_seconds:irate1m",
 		CPUThrottled: "artt:pod_cpu_throttled_periods:irate1m",
+		// A gauge of the pods' specs, cheap to read as it is.
+		CPUPeriod: cpuPeriodQuery,
 	}
 }
+
+const cpuPeriodQuery = `max by (namespace, pod) (container_spec_cpu_period{container!="",container!="POD"}) / 1e6`
 
 // podKey names a pod.
 type podKey struct{ namespace, pod string }
@@ -93,6 +103,7 @@ type Measurements struct {
 	At                             time.Time
 	CPU, Requests, Errors, Latency map[podKey]float64
 	CPUWaiting, CPUThrottled       map[podKey]float64
+	CPUPeriod                      map[podKey]float64 // seconds
 	Calls                          map[[2]workloadKey]float64
 	DelayMs                        map[[2]string]float64
 }
@@ -145,6 +156,7 @@ func (c Collector) Collect(ctx context.Context, now time.Time) (*Measurements, e
 	for _, j := range []job{
 		{"cpu-waiting", c.Queries.CPUWaiting, podLabels, pods(&m.CPUWaiting)},
 		{"cpu-throttled", c.Queries.CPUThrottled, podLabels, pods(&m.CPUThrottled)},
+		{"cpu-period", c.Queries.CPUPeriod, podLabels, pods(&m.CPUPeriod)},
 	} {
 		if j.query != "" {
 			jobs = append(jobs, j)

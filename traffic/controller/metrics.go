@@ -99,7 +99,7 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 		}, []string{"kind"}),
 		resumed: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "artt_traffic", Name: "resumed_components",
-			Help: "Components whose learned state this leader took over from the annotations of the rules in force (resumed), or refused as unreadable (refused), when it started leading.",
+			Help: "Components whose learned state this leader took over from the annotations of the rules in force (resumed), or refused (unreadable, or found on a rule other than the one ARTT writes for the component it names), when it started leading.",
 		}, []string{"result"}),
 		signalMissing: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "artt_traffic", Name: "signal_missing_pods",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/artt-dev/artt/traffic"
@@ -58,20 +59,26 @@ const maxStateBytes = 128 << 10
 // resume hands the policy the states of the rules in force, once, when this
 // instance starts leading. A rule without the annotation, or with another
 // policy's, is skipped: its component starts from nothing, as on a new
-// cluster.
+// cluster. A state is taken only from the rule ARTT writes for the
+// component it names (its own, or the user's rule for the component's host
+// in the component's namespace): a rule elsewhere could otherwise seed
+// another tenant's component.
 func (c *Controller) resume(ctx context.Context, now time.Time) {
 	r, ok := c.policy.(traffic.Resumer)
 	if !ok {
 		return
 	}
-	rules, err := c.rulesInForce(ctx)
+	st, err := c.read(ctx)
+	if err == nil {
+		st.rules, err = c.withOwnRules(ctx, st)
+	}
 	if err != nil {
 		c.log.Error("reading the rules in force failed: starting from nothing", "error", err)
 		return
 	}
-	states, unreadable := savedStates(rules, c.opts.Policy)
+	states, unreadable := savedStates(st.rules, componentsOf(st.deployments), c.opts.Policy)
 	for rule, err := range unreadable {
-		c.log.Warn("state annotation unreadable: its component starts from nothing", "destinationRule", rule, "error", err)
+		c.log.Warn("state annotation refused: its component starts from nothing", "destinationRule", rule, "error", err)
 	}
 	refused := r.Resume(now, states)
 	for component, err := range refused {
@@ -82,14 +89,10 @@ func (c *Controller) resume(ctx context.Context, now time.Time) {
 	c.log.Info("resumed the learned state of the rules in force", "components", len(states)-len(refused), "refused", len(refused)+len(unreadable))
 }
 
-// rulesInForce is every rule ARTT may have written: the users' rules (in
-// the cache) and, listed once from the API, its own, which the cache leaves
-// out (CacheOptions).
-func (c *Controller) rulesInForce(ctx context.Context) ([]*networkingv1.DestinationRule, error) {
-	st, err := c.read(ctx)
-	if err != nil {
-		return nil, err
-	}
+// withOwnRules is the users' rules (in the cache) and, listed once from
+// the API, ARTT's own, which the cache leaves out (CacheOptions), in the
+// namespaces of the managed Deployments.
+func (c *Controller) withOwnRules(ctx context.Context, st cluster) ([]*networkingv1.DestinationRule, error) {
 	rules := st.rules
 	namespaces := map[string]bool{}
 	for _, d := range st.deployments {
@@ -108,11 +111,23 @@ func (c *Controller) rulesInForce(ctx context.Context) ([]*networkingv1.Destinat
 	return rules, nil
 }
 
+// componentsOf is each managed Deployment as a component, by name, with
+// the namespace and host its rule is found by.
+func componentsOf(deployments []appsv1.Deployment) map[string]component {
+	out := make(map[string]component, len(deployments))
+	for _, d := range deployments {
+		name := componentName(d.Namespace, d.Name)
+		out[name] = component{name: name, namespace: d.Namespace, workload: d.Name, host: hostOf(d)}
+	}
+	return out
+}
+
 // savedStates reads the state annotations of rules written for policy, by
-// component; unreadable ones by rule.
-func savedStates(rules []*networkingv1.DestinationRule, policy string) (map[string][]byte, map[string]error) {
+// component; those refused (unreadable, or on a rule that is not the one
+// ARTT writes for the component named) by rule.
+func savedStates(rules []*networkingv1.DestinationRule, comps map[string]component, policy string) (map[string][]byte, map[string]error) {
 	states := map[string][]byte{}
-	unreadable := map[string]error{}
+	refused := map[string]error{}
 	for _, rule := range rules {
 		v, ok := rule.Annotations[StateAnnotation]
 		if !ok {
@@ -120,14 +135,35 @@ func savedStates(rules []*networkingv1.DestinationRule, policy string) (map[stri
 		}
 		var s savedState
 		key := rule.Namespace + "/" + rule.Name
-		switch err := json.Unmarshal([]byte(v), &s); {
-		case err != nil:
-			unreadable[key] = fmt.Errorf("%s: %w", StateAnnotation, err)
-		case s.Component == "":
-			unreadable[key] = fmt.Errorf("%s: no component", StateAnnotation)
-		case s.Policy == policy:
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			refused[key] = fmt.Errorf("%s: %w", StateAnnotation, err)
+			continue
+		}
+		if err := ruleIsComponents(rule, rules, comps, s.Component); err != nil {
+			refused[key] = fmt.Errorf("%s: %w", StateAnnotation, err)
+			continue
+		}
+		if s.Policy == policy {
 			states[s.Component] = s.State
 		}
 	}
-	return states, unreadable
+	return states, refused
+}
+
+// ruleIsComponents checks that rule is the one ARTT writes for the named
+// component (chooseTarget): ARTT's own for its workload, labelled as
+// ARTT's, or the user's rule for its host in its namespace.
+func ruleIsComponents(rule *networkingv1.DestinationRule, rules []*networkingv1.DestinationRule, comps map[string]component, name string) error {
+	if name == "" {
+		return fmt.Errorf("no component")
+	}
+	comp, ok := comps[name]
+	if !ok {
+		return fmt.Errorf("component %q is no managed Deployment", name)
+	}
+	t := chooseTarget(rules, comp)
+	if rule.Namespace != t.namespace || rule.Name != t.name || (t.own && rule.Labels[ManagedByLabel] != FieldManager) {
+		return fmt.Errorf("component %q is routed by rule %s, not by this one (host %q)", name, t.key(), rule.Spec.GetHost())
+	}
+	return nil
 }

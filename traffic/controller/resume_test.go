@@ -4,9 +4,15 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/artt-dev/artt/traffic"
 )
@@ -47,5 +53,47 @@ func TestWriterForgetsRulesNoLongerRouted(t *testing.T) {
 	w.keepOnly(map[string]bool{"shop/artt-web": true})
 	if len(w.applied) != 1 || w.lastApplied("shop/artt-web") != "a" || w.lastApplied("gone/artt-web") != "" {
 		t.Errorf("after keepOnly: %v, want only shop/artt-web", w.applied)
+	}
+}
+
+// A state is resumed only from the rule ARTT writes for the component it
+// names: its own rule, labelled as its own, or the user's rule for the
+// component's host in the component's namespace. A rule in another
+// namespace, for another host, naming no managed Deployment, or posing as
+// ARTT's own without its label is refused by name.
+func TestResumedStateOnlyFromTheComponentsOwnRule(t *testing.T) {
+	deployments := []appsv1.Deployment{
+		{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "victim"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "victim"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "cart", Namespace: "shop"}},
+	}
+	annotated := func(ns, name, host, component string, own bool) *networkingv1.DestinationRule {
+		r := &networkingv1.DestinationRule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+			Annotations: map[string]string{StateAnnotation: `{"component":"` + component + `","policy":"artt","state":{}}`}}}
+		r.Spec.Host = host
+		if own {
+			r.Labels = map[string]string{ManagedByLabel: FieldManager}
+		}
+		return r
+	}
+	rules := []*networkingv1.DestinationRule{
+		annotated("victim", "artt-web", "web.victim.svc.cluster.local", "victim/web", true),
+		annotated("shop", "cart", "cart", "shop/cart", false),
+		annotated("tenant-a", "steal", "web.victim.svc.cluster.local", "victim/web", false),
+		annotated("victim", "other", "api", "victim/web", false),
+		annotated("victim", "ghost", "ghost", "victim/ghost", false),
+		annotated("victim", "artt-api", "api.victim.svc.cluster.local", "victim/api", false),
+	}
+	states, refused := savedStates(rules, componentsOf(deployments), "artt")
+	if len(states) != 2 || states["victim/web"] == nil || states["shop/cart"] == nil {
+		t.Errorf("resumed %v; want victim/web and shop/cart", slices.Collect(maps.Keys(states)))
+	}
+	for _, rule := range []string{"tenant-a/steal", "victim/other", "victim/ghost", "victim/artt-api"} {
+		if refused[rule] == nil {
+			t.Errorf("%s's state was not refused", rule)
+		}
+	}
+	if len(refused) != 4 {
+		t.Errorf("refused %v; want the four rules above", refused)
 	}
 }

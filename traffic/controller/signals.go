@@ -14,6 +14,8 @@ var optionalSignals = []optionalSignal{
 		"cAdvisor exports CPU pressure only on cgroup v2 nodes with PSI on; their CPU waiting is not judged"},
 	{"cpu_throttling", func(m *Measurements) map[podKey]float64 { return m.CPUThrottled },
 		"cAdvisor exports throttled periods only for containers with a CPU limit; waiting beside a busy pod's own quota is not judged"},
+	{"cpu_period", func(m *Measurements) map[podKey]float64 { return m.CPUPeriod },
+		"cAdvisor exports the quota's period only for containers with a CPU limit; their throttled periods are taken to be --cfs-quota-period long"},
 }
 
 // reportMissingSignals sets, for each optional signal, how many pods whose

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"log/slog"
 	"math"
@@ -17,8 +18,9 @@ import (
 	"github.com/artt-dev/artt/traffic"
 )
 
-// The default queries read CPU pressure and throttled periods from the
-// series cAdvisor exports, under its names and labels: summed over a pod's
+// The default queries read CPU pressure, throttled periods and the
+// quota's period from the series cAdvisor exports, under its names and
+// labels: summed over a pod's
 // containers (the sidecar's too), leaving out the pod's own cgroup
 // (container="") and the pause container, as the CPU query does. From
 // them each pod's CPU stretch is what its series say.
@@ -32,6 +34,7 @@ func TestCPUWaitingQueriesReadCAdvisorsSeries(t *testing.T) {
 	type container struct {
 		name                   string
 		cpu, waiting, periods  float64
+		periodUs               float64 // container_spec_cpu_period; 0: the kubelet's 100 ms
 		noWaiting, noThrottled bool
 	}
 	pods := []struct {
@@ -45,6 +48,8 @@ func TestCPUWaitingQueriesReadCAdvisorsSeries(t *testing.T) {
 			"0.5 s/s waiting beside 0.25 cores, none of it its quotas'"},
 		{"busy", []container{{name: "app", cpu: 0.95, waiting: 0.5, periods: 8}, {name: "istio-proxy", cpu: 0.05}}, 1,
 			"its own quota throttled it in 8 periods a second: 0.8 s/s explained"},
+		{"short-period", []container{{name: "app", cpu: 0.5, waiting: 0.5, periods: 25, periodUs: 20000}, {name: "istio-proxy", cpu: 0.05, periodUs: 20000}}, 1,
+			"25 periods of 20 ms a second: 0.5 s/s explained (read as 100 ms, none would be)"},
 	}
 	var series []promtest.Series
 	for _, p := range pods {
@@ -54,6 +59,7 @@ func TestCPUWaitingQueriesReadCAdvisorsSeries(t *testing.T) {
 				promtest.Series{Name: "container_cpu_usage_seconds_total", Labels: labels, Rate: c.cpu},
 				promtest.Series{Name: "container_pressure_cpu_waiting_seconds_total", Labels: labels, Rate: c.waiting},
 				promtest.Series{Name: "container_cpu_cfs_throttled_periods_total", Labels: labels, Rate: c.periods},
+				promtest.Series{Name: "container_spec_cpu_period", Labels: labels, Value: cmp.Or(c.periodUs, 100000)},
 			)
 		}
 		// The pod's own cgroup and its pause container, which the queries
@@ -77,7 +83,7 @@ func TestCPUWaitingQueriesReadCAdvisorsSeries(t *testing.T) {
 	}
 	for _, p := range pods {
 		k := podKey{"shop", p.pod}
-		r := traffic.Replica{CPU: m.CPU[k], CPULimit: 1, CPUWaiting: valueOr(m.CPUWaiting, k, math.NaN()), ThrottledPeriods: throttledPeriods(m, k, 1)}
+		r := traffic.Replica{CPU: m.CPU[k], CPULimit: 1, CPUWaiting: valueOr(m.CPUWaiting, k, math.NaN()), ThrottledPeriods: throttledPeriods(m, k, 1), CFSPeriod: cfsPeriod(m, k)}
 		got, ok := traffic.Group{Replicas: []traffic.Replica{r}}.CPUStretch(0.5, 1.5, traffic.CFSPeriod)
 		if !ok || math.Abs(got-p.wantStretch) > 0.02*p.wantStretch {
 			t.Errorf("%s: stretch %.3f (ok %v) from CPU %.3f, waiting %.3f, throttled %.2f/s; want %.2f (%s)",
@@ -93,8 +99,8 @@ func TestAMissingSignalIsCountedAndLoggedOnce(t *testing.T) {
 	var logs bytes.Buffer
 	c := &Controller{tel: newTelemetry(prometheus.NewRegistry()), log: slog.New(slog.NewTextHandler(&logs, nil)), missingSignals: map[string]int{}}
 	k1, k2 := podKey{"shop", "a"}, podKey{"shop", "b"}
-	v1node := &Measurements{CPU: map[podKey]float64{k1: 0.2, k2: 0.3}, CPUWaiting: map[podKey]float64{k1: 0}, CPUThrottled: map[podKey]float64{k1: 0, k2: 0}}
-	every := &Measurements{CPU: v1node.CPU, CPUWaiting: map[podKey]float64{k1: 0, k2: 0}, CPUThrottled: v1node.CPUThrottled}
+	v1node := &Measurements{CPU: map[podKey]float64{k1: 0.2, k2: 0.3}, CPUWaiting: map[podKey]float64{k1: 0}, CPUThrottled: map[podKey]float64{k1: 0, k2: 0}, CPUPeriod: map[podKey]float64{k1: 0.1, k2: 0.1}}
+	every := &Measurements{CPU: v1node.CPU, CPUWaiting: map[podKey]float64{k1: 0, k2: 0}, CPUThrottled: v1node.CPUThrottled, CPUPeriod: v1node.CPUPeriod}
 	for _, m := range []*Measurements{v1node, v1node, v1node} {
 		c.reportMissingSignals(m)
 	}

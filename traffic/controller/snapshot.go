@@ -134,6 +134,16 @@ func throttledPeriods(m *Measurements, k podKey, limit float64) float64 {
 	return math.NaN()
 }
 
+// cfsPeriod is a pod's quota period, 0 when unknown or not a sane
+// period (the kernel takes 1 ms to 1 s).
+func cfsPeriod(m *Measurements, k podKey) time.Duration {
+	v, ok := m.CPUPeriod[k]
+	if !ok || !(v >= 0.001 && v <= 1) {
+		return 0
+	}
+	return time.Duration(v * float64(time.Second))
+}
+
 func valueOr(m map[podKey]float64, k podKey, fallback float64) float64 {
 	if v, ok := m[k]; ok {
 		return v
@@ -227,6 +237,7 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 				CPU: valueOr(m.CPU, k, math.NaN()), CPULimit: cpuLimit(*p), Requests: req,
 				LatencyP95: valueOr(m.Latency, k, math.NaN()), ErrorRate: errRate,
 				CPUWaiting: valueOr(m.CPUWaiting, k, math.NaN()), ThrottledPeriods: throttledPeriods(m, k, cpuLimit(*p)),
+				CFSPeriod: cfsPeriod(m, k),
 			})
 		}
 	}

@@ -3,6 +3,7 @@ package backend
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 const (
 	WaitingCounter   = "container_pressure_cpu_waiting_seconds_total"
 	ThrottledCounter = "container_cpu_cfs_throttled_periods_total"
+	PeriodGauge      = "container_spec_cpu_period"
 )
 
 // countPressure exports, under cAdvisor's names, the CPU pressure of the
@@ -31,6 +33,9 @@ const (
 // a pod with several threads waiting at once. nr_throttled in cpu.stat
 // counts the periods in which the pod's own quota stopped it; a quota on
 // its node's cgroup above it is counted there, not here, as on a cluster.
+// The periods are the pod's own (cpu.cfs_period_us, in microseconds as
+// cAdvisor's container_spec_cpu_period): the harness's are shorter than
+// the kubelet's 100 ms (see the live package's cfs).
 func (m *Metrics) countPressure(dirs []string) error {
 	dir := ""
 	for _, d := range dirs {
@@ -50,6 +55,9 @@ func (m *Metrics) countPressure(dirs []string) error {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: ThrottledCounter, Help: "CFS periods in which the pod's own CPU quota throttled it (its cgroup's nr_throttled).", ConstLabels: labels,
 		}, func() float64 { v, _ := readCPUStat(filepath.Join(dir, "cpu.stat"), "nr_throttled"); return v }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: PeriodGauge, Help: "The period of the pod's CPU quota in microseconds (its cgroup's cpu.cfs_period_us).", ConstLabels: labels,
+		}, func() float64 { return readNumber(filepath.Join(dir, "cpu.cfs_period_us")) }),
 	)
 	return nil
 }
@@ -130,4 +138,18 @@ func readCPUStat(path, field string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("%s: no %s", path, field)
+}
+
+// readNumber is the number a cgroup file holds, NaN when unreadable (the
+// series then has no sample Prometheus keeps).
+func readNumber(path string) float64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }

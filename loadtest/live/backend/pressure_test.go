@@ -41,12 +41,15 @@ func TestPressureSeriesCountAThrottledWorker(t *testing.T) {
 	if waiting < 0.6*wall || waiting > wall {
 		t.Errorf("waited %.2f s of %.2f s at a tenth of a core, want about nine tenths", waiting, wall)
 	}
+	if period := gather(t, m, PeriodGauge); period != 100000 {
+		t.Errorf("%s %v, want the cgroup's 100000 µs", PeriodGauge, period)
+	}
 	if throttled < 5 {
 		t.Errorf("throttled in %.0f periods over %.2f s, want most of them", throttled, wall)
 	}
 }
 
-// gather is the pod's counter of that name.
+// gather is the pod's counter or gauge of that name.
 func gather(t *testing.T, m *Metrics, name string) float64 {
 	t.Helper()
 	mfs, err := m.Registry.Gather()
@@ -55,6 +58,9 @@ func gather(t *testing.T, m *Metrics, name string) float64 {
 	}
 	for _, mf := range mfs {
 		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			if g := mf.GetMetric()[0].GetGauge(); g != nil {
+				return g.GetValue()
+			}
 			return mf.GetMetric()[0].GetCounter().GetValue()
 		}
 	}
