@@ -19,11 +19,12 @@ var namespaceLabels = []string{"namespace", "destination_workload_namespace"}
 var promQL = parser.NewParser(parser.Options{})
 
 // FuzzRenderedQueriesParse renders every trigger the scaler accepts into
-// its queries and parses each with Prometheus' parser: each must parse,
-// and every series it selects must be selected by an equality on the
-// ScaledObject's namespace, so no value of the metadata widens a query to
-// another namespace. Names Kubernetes accepts, dotted ones included, are
-// the seeds.
+// its queries and parses each with Prometheus' parser: each it renders
+// from its own templates must parse, and every series it selects must be
+// selected by an equality on the ScaledObject's namespace, so no value of
+// the metadata widens a query to another namespace. A query the trigger
+// gives itself is the user's PromQL, and left out. Names Kubernetes
+// accepts, dotted ones included, are among the seeds.
 func FuzzRenderedQueriesParse(f *testing.F) {
 	f.Add("shop", "web", "window", "40")
 	f.Add("shop", "web.v2", "rateWindow", "1m")
@@ -36,8 +37,9 @@ func FuzzRenderedQueriesParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, q := range []string{spec.CPUUsageQuery, spec.CPURequestQuery, spec.RequestRateQuery, spec.ArrivalRateQuery} {
-			if q == "" {
+		for k, q := range map[string]string{"cpuUsageQuery": spec.CPUUsageQuery, "cpuRequestQuery": spec.CPURequestQuery,
+			"requestRateQuery": spec.RequestRateQuery, "arrivalRateQuery": spec.ArrivalRateQuery, "podCPURequestQuery": spec.PodCPURequestQuery} {
+			if q == "" || k == key {
 				continue
 			}
 			expr, err := promQL.ParseExpr(q)
