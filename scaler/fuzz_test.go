@@ -132,4 +132,3 @@ func FuzzPrometheusResponse(f *testing.F) {
 		_, _ = Evaluate(spec, m)
 	})
 }
-

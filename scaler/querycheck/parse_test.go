@@ -101,4 +101,3 @@ func TestDottedWorkloadQueriesParse(t *testing.T) {
 	}
 	t.Fatalf("no pod matcher in %q", spec.CPUUsageQuery)
 }
-
