@@ -55,7 +55,7 @@ test-live:
 	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test -count=1 -v -timeout 20m ./...'
 
 ## live: the live scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
-## out/live; about 80 minutes); needs root
+## out/live; about 95 minutes); needs root
 LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step live-degradation
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
@@ -134,7 +134,7 @@ FUZZ_TARGETS := threshold:FuzzReplay:10000x traffic/flow:FuzzMinCostFlow:200000x
 	traffic/istio:FuzzRoundToPercent:200000x traffic/allocate:FuzzAllocate:20000x traffic/allocate:FuzzAllocateOverCycles:4000x \
 	scaler:FuzzParseMetadata:20000x scaler:FuzzEvaluate:20000x scaler:FuzzPrometheusResponse:30000x \
 	scaler/querycheck:FuzzRenderedQueriesParse:20000x traffic/allocate:FuzzResume:10000x \
-	loadtest/scenario:FuzzParse:200000x placement/larp:FuzzGreedy:200000x
+	loadtest/scenario:FuzzParse:200000x loadtest:FuzzCheck:10000x placement/larp:FuzzGreedy:200000x
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest#*:}; \
 		if [ -n "$(FUZZ_TIME)" ]; then budget=$(FUZZ_TIME); fi; echo "fuzz $$fn in ./$$pkg for $$budget"; \

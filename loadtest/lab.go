@@ -51,7 +51,7 @@ func Load(nameOrPath string) (Loaded, error) {
 		}
 		return Loaded{Scenario: sc}, nil
 	}
-	data, err := os.ReadFile(nameOrPath)
+	data, err := ReadFile(nameOrPath, scenario.MaxFileBytes)
 	if err != nil {
 		return Loaded{}, fmt.Errorf("%q is neither a built-in scenario (%s) nor a readable file: %w", nameOrPath, strings.Join(Builtin(), ", "), err)
 	}
@@ -82,6 +82,21 @@ type Options struct {
 
 // Rate builds a scenario's arrival rate.
 func Rate(l Loaded, traceDir string) (workload.Rate, error) {
+	rate, err := arrivals(l, traceDir)
+	if err != nil {
+		return workload.Rate{}, err
+	}
+	// The clients keep sending until the run ends, and the last requests
+	// may wait a timeout for their answer.
+	sent := l.Scenario.Duration.Seconds() + l.Scenario.Workload.Timeout.Seconds()
+	if err := l.Scenario.CheckLoad(rate.Mean(sent) * sent); err != nil {
+		return workload.Rate{}, err
+	}
+	return rate, nil
+}
+
+// arrivals builds the rate a scenario's workload describes.
+func arrivals(l Loaded, traceDir string) (workload.Rate, error) {
 	w := l.Scenario.Workload
 	switch w.Type {
 	case "constant":
@@ -106,7 +121,7 @@ func Rate(l Loaded, traceDir string) (workload.Rate, error) {
 		if err != nil {
 			return workload.Rate{}, err
 		}
-		if data, err = os.ReadFile(path); err != nil {
+		if data, err = ReadFile(path, scenario.MaxTraceBytes); err != nil {
 			return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.file", Value: t.File, Reason: "unreadable: " + err.Error()}
 		}
 	}
@@ -114,17 +129,17 @@ func Rate(l Loaded, traceDir string) (workload.Rate, error) {
 	var missing *workload.ColumnError
 	switch {
 	case errors.As(err, &missing):
-		return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.column", Value: t.Column, Reason: fmt.Sprintf("not in the header of %s %v", t.File, missing.Header)}
+		return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.column", Value: t.Column, Reason: fmt.Sprintf("not in the header of %s: %s", t.File, workload.Clip(strings.Join(missing.Header, ",")))}
 	case err != nil:
 		return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.file", Value: t.File, Reason: err.Error()}
 	}
 	// The clients keep sending until the run ends, and the last requests
 	// may wait a timeout for their answer.
 	needed := l.Scenario.Duration.Seconds() + w.Timeout.Seconds()
-	rows := int(math.Ceil(needed / t.SecondsPerRow))
-	if t.Start+rows > len(series.Values) {
+	rows := math.Ceil(needed / t.SecondsPerRow)
+	if float64(t.Start)+rows > float64(len(series.Values)) {
 		return workload.Rate{}, &scenario.FieldError{Field: "workload.trace.start", Value: t.Start, Reason: fmt.Sprintf(
-			"%s has %d rows; the duration and the client timeout (%g s) at %g s per row need %d from row %d", t.File, len(series.Values), needed, t.SecondsPerRow, rows, t.Start)}
+			"%s has %d rows; the duration and the client timeout (%g s) at %g s per row need %.3g from row %d", t.File, len(series.Values), needed, t.SecondsPerRow, rows, t.Start)}
 	}
 	return workload.Replay(series, t.Start, t.SecondsPerRow, needed, t.MinRate, t.MaxRate)
 }

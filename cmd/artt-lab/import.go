@@ -29,12 +29,16 @@ func importScenario(args []string, stdout, stderr io.Writer) error {
 	defaultDelay := fs.Duration("default-delay", -1, "one-way node-to-node delay to assume when the node probes are absent (default: the probes are required)")
 	out := fs.String("out", "", "scenario file to write (default: <namespace>.yaml); the trace is written beside it")
 	timeout := fs.Duration("timeout", 2*time.Minute, "timeout of the whole import")
+	maxResponse := fs.Int64("max-response-bytes", importer.DefaultMaxResponseBytes, "largest answer read from Prometheus for one query")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var errs []error
 	if *prometheus == "" {
 		errs = append(errs, errors.New("--prometheus is required"))
+	}
+	if *maxResponse < 1 {
+		errs = append(errs, fmt.Errorf("--max-response-bytes = %d: must be at least 1", *maxResponse))
 	}
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
@@ -59,7 +63,8 @@ func importScenario(args []string, stdout, stderr io.Writer) error {
 	}
 	o.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	o.TraceFile = o.Name + "-workload.csv"
-	client, err := api.NewClient(api.Config{Address: *prometheus})
+	transport := importer.LimitResponses(api.DefaultRoundTripper, *maxResponse)
+	client, err := api.NewClient(api.Config{Address: *prometheus, RoundTripper: transport})
 	if err != nil {
 		return fmt.Errorf("--prometheus = %q: %w", *prometheus, err)
 	}

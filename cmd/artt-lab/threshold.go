@@ -4,11 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/loadtest/workload"
 )
 
@@ -38,7 +38,7 @@ func thresholdProfile(args []string, stdout, stderr io.Writer) error {
 	data := workload.NASA
 	if *trace != "nasa" {
 		var err error
-		if data, err = os.ReadFile(*trace); err != nil {
+		if data, err = loadtest.ReadFile(*trace, scenario.MaxTraceBytes); err != nil {
 			return fmt.Errorf("--trace: %w", err)
 		}
 	}

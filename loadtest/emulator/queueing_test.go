@@ -39,8 +39,8 @@ func (q stations) scenario() *scenario.Scenario {
 			Name: "s", CPUPerRequest: scenario.Duration{Duration: time.Duration(float64(time.Second) / q.mu)},
 			CPULimit: q.limit, CPURequest: q.limit, Workers: q.workers, Replicas: q.n,
 		}}},
-		Workload: scenario.Workload{Type: "constant", Rate: q.lambda, Timeout: scenario.Duration{Duration: 1000 * time.Hour}},
-		Control:  scenario.Control{SampleInterval: scenario.Duration{Duration: 1000 * time.Hour}},
+		Workload: scenario.Workload{Type: "constant", Rate: q.lambda, Timeout: scenario.Duration{Duration: scenario.MaxTimeout}},
+		Control:  scenario.Control{SampleInterval: scenario.Duration{Duration: scenario.MaxDuration}},
 		Runs:     []scenario.Run{{Routing: q.routing}},
 	}
 	if err := sc.FillAndValidate(); err != nil {

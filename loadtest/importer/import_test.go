@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,6 +203,12 @@ func history(t *testing.T, sc *scenario.Scenario, until time.Time, p parts) *pro
 // scenario with the given exporters, or skips without Prometheus.
 func synthetic(t *testing.T, p parts) (promv1.API, *scenario.Scenario, time.Time) {
 	t.Helper()
+	return syntheticThrough(t, p, api.DefaultRoundTripper)
+}
+
+// syntheticThrough is synthetic with the client's requests going through rt.
+func syntheticThrough(t *testing.T, p parts, rt http.RoundTripper) (promv1.API, *scenario.Scenario, time.Time) {
+	t.Helper()
 	if _, err := promtest.Binary(); err != nil {
 		if promtest.Required() {
 			t.Fatalf("Prometheus is required: %v", err)
@@ -218,7 +225,7 @@ func synthetic(t *testing.T, p parts) (promv1.API, *scenario.Scenario, time.Time
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Stop() })
-	client, err := api.NewClient(api.Config{Address: srv.URL})
+	client, err := api.NewClient(api.Config{Address: srv.URL, RoundTripper: rt})
 	if err != nil {
 		t.Fatal(err)
 	}

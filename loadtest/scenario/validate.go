@@ -221,8 +221,8 @@ func (s *Scenario) Validate() error {
 	if s.Name == "" {
 		errs = append(errs, bad("name", `""`, "required"))
 	}
-	if s.Duration.Duration <= 0 {
-		errs = append(errs, bad("duration", s.Duration, "must be positive"))
+	if s.Duration.Duration <= 0 || s.Duration.Duration > MaxDuration {
+		errs = append(errs, bad("duration", s.Duration, fmt.Sprintf("must be positive and at most %s", MaxDuration)))
 	}
 	if s.Warmup.Duration < 0 || s.Warmup.Duration >= s.Duration.Duration {
 		errs = append(errs, bad("warmup", s.Warmup, "must be ≥ 0 and shorter than duration"))
@@ -244,8 +244,8 @@ func (s *Scenario) Validate() error {
 func (s *Scenario) validateCluster() ([]error, map[string]bool) {
 	var errs []error
 	nodes := map[string]bool{}
-	if len(s.Cluster.Nodes) == 0 {
-		errs = append(errs, bad("cluster.nodes", "[]", "at least one node"))
+	if len(s.Cluster.Nodes) == 0 || len(s.Cluster.Nodes) > MaxNodes {
+		errs = append(errs, bad("cluster.nodes", fmt.Sprintf("%d nodes", len(s.Cluster.Nodes)), fmt.Sprintf("from one node to %d", MaxNodes)))
 	}
 	for i, n := range s.Cluster.Nodes {
 		f := fmt.Sprintf("cluster.nodes[%d]", i)
@@ -254,18 +254,18 @@ func (s *Scenario) validateCluster() ([]error, map[string]bool) {
 			errs = append(errs, bad(f+".name", `""`, "required"))
 		case nodes[n.Name]:
 			errs = append(errs, bad(f+".name", n.Name, "duplicate node"))
-		case !positive(n.Cores):
-			errs = append(errs, bad(f+".cores", n.Cores, "must be > 0"))
-		case !positive(n.Speed):
-			errs = append(errs, bad(f+".speed", n.Speed, "must be > 0"))
+		case !positive(n.Cores) || n.Cores > MaxNodeCores:
+			errs = append(errs, bad(f+".cores", n.Cores, fmt.Sprintf("must be in (0, %d]", MaxNodeCores)))
+		case !positive(n.Speed) || n.Speed > MaxSpeed:
+			errs = append(errs, bad(f+".speed", n.Speed, fmt.Sprintf("must be in (0, %d]", MaxSpeed)))
 		}
 		nodes[n.Name] = true
 	}
 	if !nodes[s.Cluster.IngressNode] {
 		errs = append(errs, bad("cluster.ingressNode", s.Cluster.IngressNode, "not a node of the cluster"))
 	}
-	if s.Cluster.Ingress.Replicas < 1 {
-		errs = append(errs, bad("cluster.ingress.replicas", s.Cluster.Ingress.Replicas, "must be ≥ 1"))
+	if s.Cluster.Ingress.Replicas < 1 || s.Cluster.Ingress.Replicas > MaxPods {
+		errs = append(errs, bad("cluster.ingress.replicas", s.Cluster.Ingress.Replicas, fmt.Sprintf("must be in [1, %d]", MaxPods)))
 	}
 	if d := s.Cluster.DataPlane; d != DataPlaneEnvoy && d != DataPlaneGRPC {
 		errs = append(errs, bad("cluster.dataPlane", d, "must be "+DataPlaneEnvoy+" or "+DataPlaneGRPC))
@@ -286,12 +286,12 @@ func (d Delays) validate(nodes map[string]bool) []error {
 		f string
 		v float64
 	}{{"cluster.delays.defaultMs", d.DefaultMs}, {"cluster.delays.localMs", *d.LocalMs}, {"cluster.delays.jitterMs", d.JitterMs}, {"cluster.delays.rackMs", d.RackMs}} {
-		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
-			errs = append(errs, bad(c.f, c.v, "must be a finite number ≥ 0"))
+		if !(c.v >= 0 && c.v <= MaxDelayMs) {
+			errs = append(errs, bad(c.f, c.v, fmt.Sprintf("must be in [0, %d]", MaxDelayMs)))
 		}
 	}
-	if !positive(d.Scale) {
-		errs = append(errs, bad("cluster.delays.scale", d.Scale, "must be > 0"))
+	if !positive(d.Scale) || d.Scale > MaxDelayScale {
+		errs = append(errs, bad("cluster.delays.scale", d.Scale, fmt.Sprintf("must be in (0, %d]", MaxDelayScale)))
 	}
 	rackOf := map[string]int{}
 	for i, rack := range d.Racks {
@@ -312,8 +312,8 @@ func (d Delays) validate(nodes map[string]bool) []error {
 			errs = append(errs, bad(f+".from", l.From, "not a node of the cluster"))
 		case !nodes[l.To]:
 			errs = append(errs, bad(f+".to", l.To, "not a node of the cluster"))
-		case l.Ms < 0 || math.IsNaN(l.Ms) || math.IsInf(l.Ms, 0):
-			errs = append(errs, bad(f+".ms", l.Ms, "must be a finite number ≥ 0"))
+		case !(l.Ms >= 0 && l.Ms <= MaxDelayMs):
+			errs = append(errs, bad(f+".ms", l.Ms, fmt.Sprintf("must be in [0, %d]", MaxDelayMs)))
 		}
 	}
 	return errs
@@ -348,14 +348,14 @@ func (s *Scenario) validateApplication(nodes map[string]bool) ([]error, map[stri
 			errs = append(errs, bad(f+".cpuLimit", c.CPULimit, "must be > 0"))
 		case !positive(c.CPURequest) || c.CPURequest > c.CPULimit:
 			errs = append(errs, bad(f+".cpuRequest", c.CPURequest, "must be > 0 and ≤ cpuLimit"))
-		case c.Workers < 0:
-			errs = append(errs, bad(f+".workers", c.Workers, "must be ≥ 0"))
-		case c.Replicas < 1:
-			errs = append(errs, bad(f+".replicas", c.Replicas, "must be ≥ 1"))
+		case c.Workers < 0 || c.Workers > MaxWorkers:
+			errs = append(errs, bad(f+".workers", c.Workers, fmt.Sprintf("must be in [0, %d]", MaxWorkers)))
+		case c.Replicas < 1 || c.Replicas > MaxPods:
+			errs = append(errs, bad(f+".replicas", c.Replicas, fmt.Sprintf("must be in [1, %d]", MaxPods)))
 		case c.MinReplicas < 1 || c.MinReplicas > c.Replicas:
 			errs = append(errs, bad(f+".minReplicas", c.MinReplicas, "must be in [1, replicas]"))
-		case c.MaxReplicas < c.Replicas:
-			errs = append(errs, bad(f+".maxReplicas", c.MaxReplicas, "must be ≥ replicas"))
+		case c.MaxReplicas < c.Replicas || c.MaxReplicas > MaxPods:
+			errs = append(errs, bad(f+".maxReplicas", c.MaxReplicas, fmt.Sprintf("must be in [replicas, %d]", MaxPods)))
 		}
 		for j, p := range c.Placement {
 			if !nodes[p] {
@@ -373,11 +373,30 @@ func (s *Scenario) validateApplication(nodes map[string]bool) ([]error, map[stri
 	}
 	// A cycle is only looked for once every component and call is valid.
 	if len(errs) == componentsFrom {
-		if cyc := s.cycle(); cyc != "" {
-			errs = append(errs, bad("application.components", cyc, "the call graph must not have cycles"))
-		}
+		errs = append(errs, s.validateSize()...)
 	}
 	return errs, comps
+}
+
+// validateSize checks, once every component and call is valid, that the
+// call graph has no cycle, that a request's calls and the pods stay within
+// the lab's bounds.
+func (s *Scenario) validateSize() []error {
+	if cyc := s.cycle(); cyc != "" {
+		return []error{bad("application.components", cyc, "the call graph must not have cycles")}
+	}
+	var errs []error
+	if n := s.CallsPerRequest(); n > MaxCallsPerRequest {
+		errs = append(errs, bad("application.components", fmt.Sprintf("more than %d calls a request", MaxCallsPerRequest), "the calls one request makes down the call graph are bounded"))
+	}
+	pods := s.Cluster.Ingress.Replicas
+	for _, c := range s.Application.Components {
+		pods += c.MaxReplicas
+	}
+	if pods > MaxPods {
+		errs = append(errs, bad("application.components", fmt.Sprintf("%d pods at maxReplicas with the gateway's", pods), fmt.Sprintf("a run may hold at most %d pods", MaxPods)))
+	}
+	return errs
 }
 
 // validateWorkload checks the arrival process and the client timeout.
@@ -386,16 +405,16 @@ func (s *Scenario) validateWorkload() []error {
 	w := s.Workload
 	switch w.Type {
 	case "constant":
-		if !positive(w.Rate) {
-			errs = append(errs, bad("workload.rate", w.Rate, "must be > 0"))
+		if !positive(w.Rate) || w.Rate > MaxRate {
+			errs = append(errs, bad("workload.rate", w.Rate, fmt.Sprintf("must be in (0, %d]", MaxRate)))
 		}
 	case "steps":
 		if len(w.Steps) == 0 {
 			errs = append(errs, bad("workload.steps", "[]", "at least one step"))
 		}
 		for i, st := range w.Steps {
-			if st.Rate < 0 || (i > 0 && st.At.Duration < w.Steps[i-1].At.Duration) {
-				errs = append(errs, bad(fmt.Sprintf("workload.steps[%d]", i), fmt.Sprintf("%s@%v", st.At, st.Rate), "rates ≥ 0, times in order"))
+			if !(st.Rate >= 0 && st.Rate <= MaxRate) || st.At.Duration < 0 || (i > 0 && st.At.Duration < w.Steps[i-1].At.Duration) {
+				errs = append(errs, bad(fmt.Sprintf("workload.steps[%d]", i), fmt.Sprintf("%s@%v", st.At, st.Rate), fmt.Sprintf("rates in [0, %d], times ≥ 0 and in order", MaxRate)))
 			}
 		}
 	case "trace":
@@ -405,16 +424,16 @@ func (s *Scenario) validateWorkload() []error {
 			errs = append(errs, bad("workload.trace.file", `""`, "required for a trace workload"))
 		case !positive(t.SecondsPerRow):
 			errs = append(errs, bad("workload.trace.secondsPerRow", t.SecondsPerRow, "must be > 0"))
-		case t.MinRate < 0 || !(t.MaxRate > t.MinRate):
-			errs = append(errs, bad("workload.trace.maxRate", t.MaxRate, "need 0 ≤ minRate < maxRate"))
+		case !(t.MinRate >= 0 && t.MaxRate > t.MinRate && t.MaxRate <= MaxRate):
+			errs = append(errs, bad("workload.trace.maxRate", t.MaxRate, fmt.Sprintf("need 0 ≤ minRate < maxRate ≤ %d", MaxRate)))
 		case t.Start < 0:
 			errs = append(errs, bad("workload.trace.start", t.Start, "must be ≥ 0"))
 		}
 	default:
 		errs = append(errs, bad("workload.type", w.Type, "must be one of "+strings.Join(WorkloadTypes, ", ")))
 	}
-	if w.Timeout.Duration <= 0 {
-		errs = append(errs, bad("workload.timeout", w.Timeout, "must be positive"))
+	if w.Timeout.Duration <= 0 || w.Timeout.Duration > MaxTimeout {
+		errs = append(errs, bad("workload.timeout", w.Timeout, fmt.Sprintf("must be positive and at most %s", MaxTimeout)))
 	}
 	return errs
 }
@@ -428,8 +447,25 @@ func (s *Scenario) validateControl() []error {
 	if !positive(s.Control.HPAScaleUpPercent) {
 		errs = append(errs, bad("control.hpaScaleUpPercent", s.Control.HPAScaleUpPercent, "must be above 0"))
 	}
-	if s.Control.HPAScaleUpPods < 1 {
-		errs = append(errs, bad("control.hpaScaleUpPods", s.Control.HPAScaleUpPods, "must be at least 1"))
+	if s.Control.HPAScaleUpPods < 1 || s.Control.HPAScaleUpPods > MaxPods {
+		errs = append(errs, bad("control.hpaScaleUpPods", s.Control.HPAScaleUpPods, fmt.Sprintf("must be in [1, %d]", MaxPods)))
+	}
+	c := s.Control
+	for _, p := range []struct {
+		field string
+		d     Duration
+	}{{"control.sampleInterval", c.SampleInterval}, {"control.trafficCycle", c.TrafficCycle}, {"control.pollingInterval", c.PollingInterval}, {"control.hpaSyncPeriod", c.HPASyncPeriod}} {
+		if p.d.Duration < MinControlInterval || p.d.Duration > MaxDuration {
+			errs = append(errs, bad(p.field, p.d, fmt.Sprintf("must be in [%s, %s]", MinControlInterval, MaxDuration)))
+		}
+	}
+	for _, p := range []struct {
+		field string
+		d     Duration
+	}{{"control.podStartup", c.PodStartup}, {"control.scaleDownWindow", c.ScaleDownWindow}} {
+		if p.d.Duration < 0 || p.d.Duration > MaxDuration {
+			errs = append(errs, bad(p.field, p.d, fmt.Sprintf("must be in [0, %s]", MaxDuration)))
+		}
 	}
 	return errs
 }
@@ -447,12 +483,12 @@ func (s *Scenario) validateEvents(nodes, comps map[string]bool) []error {
 			errs = append(errs, bad(f+".at", e.At, "must be within the run"))
 		case e.Type != "pod-failure" && !nodes[e.Node]:
 			errs = append(errs, bad(f+".node", e.Node, "not a node of the cluster"))
-		case e.Type == "node-slowdown" && !positive(e.Speed):
-			errs = append(errs, bad(f+".speed", e.Speed, "must be > 0"))
-		case e.Type == "node-contention" && !(e.Cores == 0 || positive(e.Cores)):
-			errs = append(errs, bad(f+".cores", e.Cores, "must be ≥ 0 (0 ends the contention)"))
-		case e.Type == "node-quota" && !positive(e.Cores):
-			errs = append(errs, bad(f+".cores", e.Cores, "must be > 0"))
+		case e.Type == "node-slowdown" && !(positive(e.Speed) && e.Speed <= MaxSpeed):
+			errs = append(errs, bad(f+".speed", e.Speed, fmt.Sprintf("must be in (0, %d]", MaxSpeed)))
+		case e.Type == "node-contention" && !(e.Cores >= 0 && e.Cores <= MaxNodeCores):
+			errs = append(errs, bad(f+".cores", e.Cores, fmt.Sprintf("must be in [0, %d] (0 ends the contention)", MaxNodeCores)))
+		case e.Type == "node-quota" && !(positive(e.Cores) && e.Cores <= MaxNodeCores):
+			errs = append(errs, bad(f+".cores", e.Cores, fmt.Sprintf("must be in (0, %d]", MaxNodeCores)))
 		case e.Type != "node-slowdown" && e.Speed != 0:
 			errs = append(errs, bad(f+".speed", e.Speed, "only node-slowdown takes a speed"))
 		case e.Type != "node-contention" && e.Type != "node-quota" && e.Cores != 0:
@@ -591,8 +627,8 @@ func (od *OutlierDetection) validate(f string) error {
 		return bad(f+".consecutiveGatewayErrors", od.ConsecutiveGatewayErrors, "must be ≥ 0")
 	case *od.Consecutive5xxErrors == 0 && od.ConsecutiveGatewayErrors == 0:
 		return bad(f, "{}", "set consecutive5xxErrors or consecutiveGatewayErrors above 0")
-	case od.Interval.Duration <= 0:
-		return bad(f+".interval", od.Interval, "must be positive")
+	case od.Interval.Duration < MinControlInterval:
+		return bad(f+".interval", od.Interval, fmt.Sprintf("must be at least %s", MinControlInterval))
 	case od.BaseEjectionTime.Duration <= 0:
 		return bad(f+".baseEjectionTime", od.BaseEjectionTime, "must be positive")
 	case !(od.MaxEjectionPercent > 0 && od.MaxEjectionPercent <= 100):

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // NASA is the first week (1995-07-01 to 07-07) of the NASA Kennedy Space
@@ -40,7 +41,23 @@ type ColumnError struct {
 }
 
 func (e *ColumnError) Error() string {
-	return fmt.Sprintf("trace column %q not in header %v", e.Column, e.Header)
+	return fmt.Sprintf("trace column %q not in header %s", e.Column, Clip(strings.Join(e.Header, ",")))
+}
+
+// clipped is how much of a line from a file an error quotes.
+const clipped = 80
+
+// Clip shortens a line of a file for an error, which quotes no more of a
+// file than its offending line, and not all of a long one.
+func Clip(line string) string {
+	if len(line) <= clipped {
+		return line
+	}
+	cut := clipped
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return line[:cut] + fmt.Sprintf("… (%d bytes)", len(line))
 }
 
 // ParseCSV reads a CSV with a header. column names the value column ("" =
@@ -77,7 +94,7 @@ func ParseCSV(data []byte, column string) (Series, error) {
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return Series{}, fmt.Errorf("trace line %d column %s = %q: want a number ≥ 0", line, header[col], rec[col])
+			return Series{}, fmt.Errorf("trace line %d column %s = %q: want a number ≥ 0", line, Clip(header[col]), Clip(rec[col]))
 		}
 		values = append(values, v)
 		if timed {
@@ -134,10 +151,12 @@ func fillGaps(times []time.Time, values []float64) Series {
 // secondsPerRow, and the rows needed to cover duration are scaled linearly
 // from their own [min, max] onto [minRate, maxRate].
 func Replay(s Series, start int, secondsPerRow, duration, minRate, maxRate float64) (Rate, error) {
-	rows := int(math.Ceil(duration / secondsPerRow))
-	if start < 0 || start+rows > len(s.Values) {
-		return Rate{}, fmt.Errorf("trace has %d rows; replaying %.0f s at %g s per row from row %d needs %d", len(s.Values), duration, secondsPerRow, start, start+rows)
+	need := math.Ceil(duration / secondsPerRow)
+	// Compared as floats: a tiny secondsPerRow or a huge start overflows an int.
+	if !(secondsPerRow > 0) || start < 0 || float64(start)+need > float64(len(s.Values)) {
+		return Rate{}, fmt.Errorf("trace has %d rows; replaying %.0f s at %g s per row from row %d needs %.3g", len(s.Values), duration, secondsPerRow, start, float64(start)+need)
 	}
+	rows := int(need)
 	seg := s.Values[start : start+rows]
 	lo, hi := seg[0], seg[0]
 	for _, v := range seg {

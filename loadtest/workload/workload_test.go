@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -114,6 +115,38 @@ func TestRateMaxOverAWindow(t *testing.T) {
 	} {
 		if got := r.Max(c.a, c.b); got != c.want {
 			t.Errorf("Max(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// The two inputs that once sliced out of range: rows so short that the
+// rows needed overflow an int, and a start so far that start + rows does.
+func TestReplayRefusesRowsOrAStartPastAnInt(t *testing.T) {
+	s := Series{Values: []float64{1, 2, 3}}
+	cases := []struct {
+		start         int
+		secondsPerRow float64
+	}{{0, 1e-300}, {math.MaxInt, 1}}
+	for _, c := range cases {
+		if _, err := Replay(s, c.start, c.secondsPerRow, 60, 1, 2); err == nil || !strings.Contains(err.Error(), "trace has 3 rows") {
+			t.Errorf("start %d at %g s a row: %v, want the rows refused", c.start, c.secondsPerRow, err)
+		}
+	}
+}
+
+// An error quotes at most the offending line, and of a long one its start.
+func TestParseCSVErrorsQuoteLittleOfTheFile(t *testing.T) {
+	long := strings.Repeat("x", 10_000)
+	for _, csv := range []string{"secret," + long + "\n1,2\n", "a,b\n1," + long + "\nnext-line-secret,3\n"} {
+		_, err := ParseCSV([]byte(csv), "nope")
+		if err == nil {
+			err = errors.New("")
+		}
+		if _, err2 := ParseCSV([]byte(csv), ""); err2 != nil {
+			err = errors.Join(err, err2)
+		}
+		if msg := err.Error(); len(msg) > 400 || strings.Contains(msg, "next-line-secret") {
+			t.Errorf("error quotes %d bytes of the file: %.200s", len(msg), msg)
 		}
 	}
 }
