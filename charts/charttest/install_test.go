@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -66,14 +67,16 @@ func helmConfig(t *testing.T, kubeconfig string) *action.Configuration {
 }
 
 var resources = map[string]schema.GroupVersionResource{
-	"ServiceAccount":     {Version: "v1", Resource: "serviceaccounts"},
-	"Service":            {Version: "v1", Resource: "services"},
-	"ConfigMap":          {Version: "v1", Resource: "configmaps"},
-	"Deployment":         {Group: "apps", Version: "v1", Resource: "deployments"},
-	"ClusterRole":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
-	"ClusterRoleBinding": {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
-	"Role":               {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
-	"RoleBinding":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+	"ServiceAccount":      {Version: "v1", Resource: "serviceaccounts"},
+	"Service":             {Version: "v1", Resource: "services"},
+	"ConfigMap":           {Version: "v1", Resource: "configmaps"},
+	"Deployment":          {Group: "apps", Version: "v1", Resource: "deployments"},
+	"ClusterRole":         {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
+	"ClusterRoleBinding":  {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
+	"Role":                {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
+	"RoleBinding":         {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+	"NetworkPolicy":       {Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"},
+	"PodDisruptionBudget": {Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
 }
 
 // get reads the rendered object o back from the API server.
@@ -117,6 +120,7 @@ func TestInstallsIntoAKubeAPIServer(t *testing.T) {
 		}
 	}
 	t.Logf("installed %d objects", len(rendered))
+	checkNetworkPolicy(t, dyn, rendered["NetworkPolicy artt-system/artt-scaler"])
 
 	upgrade := action.NewUpgrade(cfg)
 	upgrade.Namespace = namespace
@@ -140,6 +144,45 @@ func TestInstallsIntoAKubeAPIServer(t *testing.T) {
 		// deleted object may linger only with its deletion timestamp set.
 		if err == nil && u.GetDeletionTimestamp() == nil {
 			t.Errorf("%s is still there after helm uninstall", k)
+		}
+	}
+}
+
+// checkNetworkPolicy reads artt-scaler's NetworkPolicy back from the API
+// server and checks that its gRPC port admits only the chart's KEDA
+// selectors and its metrics port only the Prometheus ones.
+func checkNetworkPolicy(t *testing.T, dyn *dynamic.DynamicClient, o object) {
+	t.Helper()
+	if o == nil {
+		t.Fatal("the chart renders no NetworkPolicy for artt-scaler")
+	}
+	u, err := get(t, dyn, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingress, _, _ := unstructured.NestedSlice(u.Object, "spec", "ingress")
+	peers := func(ns string, apps ...object) []any {
+		var out []any
+		for _, pods := range apps {
+			out = append(out, object{"namespaceSelector": object{"matchLabels": object{"kubernetes.io/metadata.name": ns}}, "podSelector": object{"matchLabels": pods}})
+		}
+		return out
+	}
+	want := []struct {
+		port string
+		from []any
+	}{
+		{"grpc", peers("keda", object{"app": "keda-operator"}, object{"app": "keda-operator-metrics-apiserver"})},
+		{"http", peers("monitoring", object{"app.kubernetes.io/name": "prometheus"})},
+	}
+	if len(ingress) != len(want) {
+		t.Fatalf("%d ingress rules, want %d: %v", len(ingress), len(want), ingress)
+	}
+	for i, w := range want {
+		rule := ingress[i].(object)
+		port, _, _ := unstructured.NestedString(rule["ports"].([]any)[0].(object), "port")
+		if port != w.port || !reflect.DeepEqual(rule["from"], w.from) {
+			t.Errorf("ingress rule %d admits %v to port %q; want %v to %q", i, rule["from"], port, w.from, w.port)
 		}
 	}
 }

@@ -327,3 +327,34 @@ func yamlLines(o object) []string {
 	b, _ := yaml.Marshal(o)
 	return strings.Split(string(b), "\n")
 }
+
+// The NetworkPolicy's peers are the values', and one replica gets neither a
+// disruption budget (it would block every drain) nor a spread.
+func TestScalerPeersAndReplicaGuardsFollowTheValues(t *testing.T) {
+	peer := object{"namespaceSelector": object{"matchLabels": object{"team": "autoscaling"}}, "podSelector": object{"matchLabels": object{"app": "my-keda"}}}
+	got := render(t, map[string]any{
+		"scaler":  map[string]any{"replicas": 1, "networkPolicy": map[string]any{"kedaPeers": []any{peer}}},
+		"traffic": map[string]any{"replicas": 1},
+	})
+	np := got["NetworkPolicy artt-system/artt-scaler"]
+	if np == nil {
+		t.Fatal("no NetworkPolicy rendered")
+	}
+	from := np["spec"].(object)["ingress"].([]any)[0].(object)["from"]
+	if !reflect.DeepEqual(from, []any{peer}) {
+		t.Errorf("the gRPC port admits %v, want the values' %v", from, peer)
+	}
+	for _, c := range []string{"scaler", "traffic"} {
+		if _, ok := got["PodDisruptionBudget artt-system/artt-"+c]; ok {
+			t.Errorf("artt-%s at one replica has a PodDisruptionBudget", c)
+		}
+		spec := got["Deployment artt-system/artt-"+c]["spec"].(object)["template"].(object)["spec"].(object)
+		if _, ok := spec["topologySpreadConstraints"]; ok {
+			t.Errorf("artt-%s at one replica has a topology spread", c)
+		}
+	}
+	off := render(t, map[string]any{"scaler": map[string]any{"networkPolicy": map[string]any{"enabled": false}}})
+	if _, ok := off["NetworkPolicy artt-system/artt-scaler"]; ok {
+		t.Error("networkPolicy.enabled=false still renders the NetworkPolicy")
+	}
+}
