@@ -27,6 +27,8 @@ var (
 	k8s       client.Client
 	ic        istioclient.Interface
 	xdsAddr   string // istiod's plaintext gRPC (ADS) address
+	// istiodProc is istiod's process, for the test that stops it.
+	istiodProc *e2e.Istiod
 	prom      *promtest.Server
 	exporter  *promtest.Exporter
 	work      string
@@ -136,7 +138,7 @@ func startCluster(ctx context.Context, istiod string) (func(), error) {
 	if err != nil {
 		return stopAll, err
 	}
-	xdsAddr = d.XDSAddr
+	xdsAddr, istiodProc = d.XDSAddr, d
 	exporter = promtest.NewExporter(appSeries(nil))
 	promDir := filepath.Join(work, "prometheus")
 	if err := os.Mkdir(promDir, 0o755); err != nil {

@@ -165,6 +165,10 @@ func TestSidecarsReceiveARTTsRules(t *testing.T) {
 		}
 	})
 
+	t.Run("istiod down: the rule still moves, and reaches the sidecars when istiod returns", func(t *testing.T) {
+		istiodDownAndBack(t, rows)
+	})
+
 	stableRule(t, handoverNamespace, "backend-user", func(dr *networkingv1.DestinationRule) bool {
 		lb := dr.Spec.GetTrafficPolicy().GetLoadBalancer().GetLocalityLbSetting()
 		return lb != nil && lb.GetEnabled() != nil && !lb.GetEnabled().GetValue()
@@ -250,5 +254,48 @@ func turnUsersRuleTo(t *testing.T, simple networkingapi.LoadBalancerSettings_Sim
 	dr.Spec.TrafficPolicy.LoadBalancer.LbPolicy = &networkingapi.LoadBalancerSettings_Simple{Simple: simple}
 	if _, err := rules.Update(testScope, dr, metav1.UpdateOptions{FieldManager: "platform-team"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// weightTo sums what a table's rows send to one node's locality.
+func weightTo(rows map[string]map[string]uint32, node string) uint32 {
+	var sum uint32
+	for _, row := range rows {
+		sum += row[locality(node)]
+	}
+	return sum
+}
+
+// istiodDownAndBack stops istiod, makes n1's backend three times as costly
+// a request, and checks that artt-traffic moves n1's share down in its rule
+// meanwhile (it writes to the kube-apiserver, never to istiod), and that
+// once istiod is back every caller's sidecar receives the moved row: the
+// rule written while istiod was down is not lost.
+func istiodDownAndBack(t *testing.T, before map[string]map[string]uint32) {
+	istiodProc.Stop()
+	restarted := false
+	defer func() {
+		if !restarted {
+			_ = istiodProc.Start(testScope)
+		}
+	}()
+	exporter.Set(appSeries(map[string]float64{appNamespace + "/backend-n1": 3}))
+	defer exporter.Set(appSeries(nil))
+	moved := stableRule(t, appNamespace, "artt-backend", func(dr *networkingv1.DestinationRule) bool {
+		rows := distribution(dr)
+		return len(rows) == len(appNodes) && weightTo(rows, "n1") < weightTo(before, "n1")
+	})
+	rows := distribution(moved)
+	t.Logf("with istiod down, n1's weight over the rows fell from %d to %d", weightTo(before, "n1"), weightTo(rows, "n1"))
+	if err := istiodProc.Start(testScope); err != nil {
+		t.Fatal(err)
+	}
+	restarted = true
+	for _, n := range appNodes {
+		row := rows[locality(n)]
+		got, took := pushed(t, appNamespace, n, func(got map[string]localityEndpoints) bool { return rowMatches(row, got, appNodes) })
+		if !rowMatches(row, got, appNodes) {
+			t.Errorf("caller on %s after istiod returned: the rule's row %v, the sidecar's endpoints %v after %s", n, row, got, took.Round(time.Millisecond))
+		}
 	}
 }
