@@ -23,17 +23,17 @@ import (
 // The cluster every test of the package shares: envtest's kube-apiserver
 // with Istio's CRDs, istiod, and a Prometheus scraping the test's exporter.
 var (
-	cfg       *rest.Config
-	k8s       client.Client
-	ic        istioclient.Interface
-	xdsAddr   string // istiod's plaintext gRPC (ADS) address
+	cfg     *rest.Config
+	k8s     client.Client
+	ic      istioclient.Interface
+	xdsAddr string // istiod's plaintext gRPC (ADS) address
 	// istiodProc is istiod's process, for the test that stops it.
 	istiodProc *e2e.Istiod
-	prom      *promtest.Server
-	exporter  *promtest.Exporter
-	work      string
-	testScope context.Context
-	skipWhy   string
+	prom       *promtest.Server
+	exporter   *promtest.Exporter
+	work       string
+	testScope  context.Context
+	skipWhy    string
 )
 
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
