@@ -198,6 +198,8 @@ func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
 			return nil, fmt.Errorf("no run of %s matches %v; its runs are %v", sc.Name, opts.Runs, labels)
 		}
 	}
+	// The lab's bounds count the runs that will run.
+	sc.Runs = runs
 	rate, err := Rate(Loaded{Scenario: &sc, Dir: l.Dir}, opts.TraceDir)
 	if err != nil {
 		return nil, err
