@@ -50,6 +50,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Telemetry records metrics; nil records none.
 	Telemetry *Telemetry
+	// ScaledObjects, when set, admits only calls for a ScaledObject that
+	// exists and sends its external trigger to the call's scalerAddress.
+	ScaledObjects *ScaledObjects
 }
 
 // Server implements KEDA's ExternalScaler gRPC service.
@@ -128,6 +131,11 @@ func metricName(f MetricForm) string {
 func (s *Server) lookup(ref *pb.ScaledObjectRef) (*pollEntry, error) {
 	if ref == nil {
 		return nil, status.Error(codes.InvalidArgument, "scaledObjectRef is missing")
+	}
+	if s.opts.ScaledObjects != nil {
+		if err := s.opts.ScaledObjects.Admit(ref.Namespace, ref.Name, ref.ScalerMetadata); err != nil {
+			return nil, err
+		}
 	}
 	e, err := s.cache.entry(ref.Namespace, ref.Name, ref.ScalerMetadata, func() (Spec, error) {
 		spec, err := ParseMetadata(ref.Namespace, ref.Name, ref.ScalerMetadata, s.opts.DefaultPrometheus)

@@ -38,7 +38,8 @@ type object = map[string]any
 
 func key(o object) string {
 	md, _ := o["metadata"].(object)
-	return fmt.Sprintf("%s %s/%s", o["kind"], md["namespace"], md["name"])
+	ns, _ := md["namespace"].(string) // "" for a cluster-scoped object
+	return fmt.Sprintf("%s %s/%s", o["kind"], ns, md["name"])
 }
 
 func loadChart(t *testing.T) *chart.Chart {
@@ -356,5 +357,30 @@ func TestScalerPeersAndReplicaGuardsFollowTheValues(t *testing.T) {
 	off := render(t, map[string]any{"scaler": map[string]any{"networkPolicy": map[string]any{"enabled": false}}})
 	if _, ok := off["NetworkPolicy artt-system/artt-scaler"]; ok {
 		t.Error("networkPolicy.enabled=false still renders the NetworkPolicy")
+	}
+}
+
+// checkScaledObjects gives artt-scaler the flag, a token and a ClusterRole
+// that lists and watches ScaledObjects and nothing else; off, none of them.
+func TestScaledObjectCheckGetsOnlyTheRBACItUses(t *testing.T) {
+	on := render(t, map[string]any{"scaler": map[string]any{"checkScaledObjects": true}})
+	role := on["ClusterRole /artt-scaler"]
+	if role == nil {
+		t.Fatal("no ClusterRole for artt-scaler")
+	}
+	want := []any{object{"apiGroups": []any{"keda.sh"}, "resources": []any{"scaledobjects"}, "verbs": []any{"list", "watch"}}}
+	if !reflect.DeepEqual(role["rules"], want) {
+		t.Errorf("artt-scaler's rules %v, want %v", role["rules"], want)
+	}
+	pod := on["Deployment artt-system/artt-scaler"]["spec"].(object)["template"].(object)["spec"].(object)
+	args := fmt.Sprint(pod["containers"].([]any)[0].(object)["args"])
+	if pod["automountServiceAccountToken"] != true || !strings.Contains(args, "--check-scaledobjects") {
+		t.Errorf("token %v, args %s: want a token and --check-scaledobjects", pod["automountServiceAccountToken"], args)
+	}
+	off := render(t, nil)
+	for _, k := range []string{"ClusterRole /artt-scaler", "ClusterRoleBinding /artt-scaler"} {
+		if _, ok := off[k]; ok {
+			t.Errorf("%s rendered with checkScaledObjects off", k)
+		}
 	}
 }

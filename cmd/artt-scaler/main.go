@@ -27,6 +27,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/artt-dev/artt/internal/logging"
 	"github.com/artt-dev/artt/internal/version"
@@ -38,6 +40,8 @@ type flags struct {
 	grpcAddress, httpAddress, prometheus   string
 	allowedPrometheus                      []string
 	allowQueryOverrides                    bool
+	checkScaledObjects                     bool
+	kubeconfig                             string
 	maxConcurrentPolls, maxRecvBytes       int
 	maxConcurrentStreams                   int
 	tlsCert, tlsKey, tlsClientCA           string
@@ -80,6 +84,8 @@ func (f *flags) define(fs *flag.FlagSet) (showVersion *bool) {
 	fs.IntVar(&f.maxConcurrentPolls, "max-concurrent-polls", 32, "rounds of Prometheus queries in flight at once, across every ScaledObject; a round waits for a slot at most its queryTimeout")
 	fs.IntVar(&f.maxRecvBytes, "grpc-max-recv-bytes", 1<<20, "largest gRPC request accepted (KEDA's requests carry a trigger's metadata: a few KiB)")
 	fs.IntVar(&f.maxConcurrentStreams, "grpc-max-concurrent-streams", 10000, "gRPC streams per connection; must exceed the ScaledObjects using the push form (one StreamIsActive each)")
+	fs.BoolVar(&f.checkScaledObjects, "check-scaledobjects", false, "answer only for a ScaledObject that exists in the namespace the call names and sends its external trigger to the call's scalerAddress (a cached watch of every ScaledObject: needs list and watch on scaledobjects.keda.sh)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "with --check-scaledobjects, the kubeconfig to reach the API server (default: the pod's ServiceAccount)")
 	fs.StringVar(&f.tlsCert, "tls-cert-file", "", "server certificate (PEM); enables TLS; reloaded when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key-file", "", "server private key (PEM)")
 	fs.StringVar(&f.tlsClientCA, "tls-client-ca-file", "", "CA bundle (PEM) that client certificates must chain to; enables mutual TLS")
@@ -176,7 +182,12 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		source.ReuseRanges(f.rangeSettle, f.idleTTL)
 	}
 	defer source.CloseIdleConnections()
+	scaledObjects, err := watchScaledObjects(ctx, f)
+	if err != nil {
+		return err
+	}
 	srv := scaler.NewServer(scaler.Options{
+		ScaledObjects:      scaledObjects,
 		Source:             source,
 		DefaultPrometheus:  f.prometheus,
 		Tenancy:            scaler.Tenancy{AllowedPrometheus: f.allowedPrometheus, AllowQueryOverrides: f.allowQueryOverrides},
@@ -282,4 +293,21 @@ func shutdown(grace time.Duration, gs *grpc.Server, hs *health.Server, hsrv *htt
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return hsrv.Shutdown(shutdownCtx)
+}
+
+// watchScaledObjects starts the cached watch of ScaledObjects when
+// --check-scaledobjects is set (nil otherwise).
+func watchScaledObjects(ctx context.Context, f flags) (*scaler.ScaledObjects, error) {
+	if !f.checkScaledObjects {
+		return nil, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("--check-scaledobjects: %w", err)
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--check-scaledobjects: %w", err)
+	}
+	return scaler.WatchScaledObjects(ctx, client, time.Minute)
 }

@@ -24,27 +24,8 @@ import (
 // with KEDA v2.21's own CRDs installed (server-side dry run), so the
 // examples users copy are accepted by KEDA's schema.
 func TestExampleScaledObjectsAreValidForKEDA(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		if promtest.Required() {
-			t.Fatal("KUBEBUILDER_ASSETS is required but not set (hack/build-test-binaries.sh)")
-		}
-		t.Skip("KUBEBUILDER_ASSETS not set (hack/build-test-binaries.sh prints it)")
-	}
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/kedacore/keda/v2").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases")
-	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, c := startKEDAAPIServer(t)
 	defer env.Stop()
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shop"}}}
 	if err := c.Create(ctx, ns); err != nil {
@@ -77,4 +58,33 @@ func TestExampleScaledObjectsAreValidForKEDA(t *testing.T) {
 	if applied < 3 {
 		t.Errorf("applied %d objects, want the ScaledObjects and the TriggerAuthentication", applied)
 	}
+}
+
+// startKEDAAPIServer starts envtest's kube-apiserver with KEDA v2.21's own
+// CRDs and returns it with a client (skipping, or failing when components
+// are required, without KUBEBUILDER_ASSETS).
+func startKEDAAPIServer(t *testing.T) (*envtest.Environment, client.Client) {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		if promtest.Required() {
+			t.Fatal("KUBEBUILDER_ASSETS is required but not set (hack/build-test-binaries.sh)")
+		}
+		t.Skip("KUBEBUILDER_ASSETS not set (hack/build-test-binaries.sh prints it)")
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/kedacore/keda/v2").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases")
+	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		_ = env.Stop()
+		t.Fatal(err)
+	}
+	return env, c
 }

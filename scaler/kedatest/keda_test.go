@@ -29,6 +29,8 @@ import (
 var (
 	prom      *promtest.Server
 	plainAddr string // artt-scaler without TLS
+	scalerBin string // the artt-scaler binary the tests run
+	workDir   string // where the processes' logs go
 	mtlsAddr  string // artt-scaler requiring client certificates
 	pki       testPKI
 	skipWhy   string
@@ -49,6 +51,7 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 
 	bin := filepath.Join(dir, "artt-scaler")
+	scalerBin, workDir = bin, dir
 	build := exec.Command("go", "build", "-C", "../..", "-o", bin, "./cmd/artt-scaler")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build artt-scaler: %v\n%s", err, out)
