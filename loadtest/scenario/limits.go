@@ -84,11 +84,11 @@ func (s *Scenario) CallsPerRequest() int {
 // lab's bounds: requestsPerRun is the requests one run sends (its rate over
 // the duration and the client timeout).
 func (s *Scenario) CheckLoad(requestsPerRun float64) error {
-	hops := requestsPerRun * float64(1+s.CallsPerRequest())
+	hopsEach := 1 + s.CallsPerRequest()
 	total := requestsPerRun * float64(len(s.Runs))
 	switch {
-	case hops > MaxHopsPerRun:
-		return bad("workload", fmt.Sprintf("%.3g requests a run, %d hops each", requestsPerRun, 1+s.CallsPerRequest()),
+	case requestsPerRun*float64(hopsEach) > MaxHopsPerRun:
+		return bad("workload", fmt.Sprintf("%.3g requests a run, %d hops each", requestsPerRun, hopsEach),
 			fmt.Sprintf("a run may simulate at most %d hops: lower the rate or the duration", MaxHopsPerRun))
 	case total > MaxRequests:
 		return bad("runs", fmt.Sprintf("%d runs × %.3g requests", len(s.Runs), requestsPerRun),
