@@ -99,8 +99,11 @@ const (
 	// itself): a range selector ignores staleness markers, so a deleted
 	// pod's rate would otherwise be summed for a whole rate window beside
 	// the pods that took over its load, and a scale-down would read as a
-	// burst.
-	DefaultCPUUsageQuery = `sum({{.RateFunction}}(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]) and container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"})`
+	// burst. cAdvisor stamps its samples itself, and Prometheus marks such
+	// series stale only with track_timestamps_staleness (2.48 and later,
+	// off by default): the CPU keeps the pods kube-state-metrics still
+	// reports instead.
+	DefaultCPUUsageQuery = `sum({{.RateFunction}}(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}",container!="",container!="POD"}[{{.RateWindow}}]) and on(namespace, pod) kube_pod_status_ready{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}"})`
 	// The ready pods' requests only: pods still starting use no CPU yet,
 	// and counting their requests would lower the utilisation, and the
 	// HPA's ceil(ready pods × metric ÷ target), just when it must rise.

@@ -2,6 +2,7 @@ package promtest
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,18 +17,64 @@ type Series struct {
 	Rate, Value  float64
 }
 
-// Exporter serves a set of emulated series. Counters are computed at scrape
-// time, so rate() over them returns Rate exactly.
+// Exporter serves a set of emulated series, counters computed at scrape
+// time. Series named container_* carry their own timestamps, as cAdvisor
+// stamps the container metrics it exports. Once told the scrape interval,
+// the exporter stamps them on a grid of that interval set by the first
+// scrape, each with its value at that point: rate() over them then returns
+// Rate exactly however late a loaded machine answers a scrape (by less than
+// half an interval). Other series are stamped by Prometheus when the scrape
+// begins, and marked stale once they leave the exposition, as Envoy's and
+// kube-state-metrics' series are.
 type Exporter struct {
 	mu  sync.Mutex
 	all []Series
 	// counters hold each counter's value at its last rate change.
 	counters map[string]counter
+	// interval is the scrape interval the grid follows (0: stamp with the
+	// time of the answer); first is the grid's origin.
+	interval time.Duration
+	first    time.Time
 }
 
+// counter is a counter's value at its last rate change, and the rate it
+// grew at before then.
 type counter struct {
-	base float64
-	at   time.Time
+	base   float64
+	at     time.Time
+	before float64
+}
+
+// valueAt is the counter's value at t, before or after its last rate change.
+func (c counter) valueAt(t time.Time, rate float64) float64 {
+	if t.Before(c.at) {
+		return c.base - c.before*c.at.Sub(t).Seconds()
+	}
+	return c.base + rate*t.Sub(c.at).Seconds()
+}
+
+// cadvisorPrefix names the series cAdvisor exports, with timestamps.
+const cadvisorPrefix = "container_"
+
+// StampEvery has the exporter stamp container_* series on a grid of the
+// scrape interval (StartWithExporter calls it for an *Exporter).
+func (e *Exporter) StampEvery(interval time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.interval = interval
+}
+
+// stamp is the time a container_* sample answered at now is stamped with:
+// the grid point nearest now.
+func (e *Exporter) stamp(now time.Time) time.Time {
+	if e.interval <= 0 {
+		return now
+	}
+	if e.first.IsZero() {
+		e.first = now
+	}
+	k := math.Round(float64(now.Sub(e.first)) / float64(e.interval))
+	return e.first.Add(time.Duration(k) * e.interval)
 }
 
 // NewExporter returns an exporter serving series, counting from now.
@@ -53,7 +100,7 @@ func (e *Exporter) Set(series []Series) {
 		key := s.Name + "{" + s.Labels + "}"
 		c := counter{at: now}
 		if prev, ok := e.counters[key]; ok {
-			c.base = prev.base + old[key].Rate*now.Sub(prev.at).Seconds()
+			c.base, c.before = prev.valueAt(now, old[key].Rate), old[key].Rate
 		}
 		next[key] = c
 	}
@@ -65,12 +112,21 @@ func (e *Exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := time.Now()
+	stamp := e.stamp(now)
 	var b strings.Builder
 	for _, s := range e.all {
+		stamped := strings.HasPrefix(s.Name, cadvisorPrefix)
 		v := s.Value
 		if s.Rate != 0 {
-			c := e.counters[s.Name+"{"+s.Labels+"}"]
-			v = c.base + s.Rate*now.Sub(c.at).Seconds()
+			at := now
+			if stamped {
+				at = stamp
+			}
+			v = e.counters[s.Name+"{"+s.Labels+"}"].valueAt(at, s.Rate)
+		}
+		if stamped {
+			fmt.Fprintf(&b, "%s{%s} %g %d\n", s.Name, s.Labels, v, stamp.UnixMilli())
+			continue
 		}
 		fmt.Fprintf(&b, "%s{%s} %g\n", s.Name, s.Labels, v)
 	}

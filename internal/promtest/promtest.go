@@ -245,6 +245,9 @@ func (s *Server) WaitForSamples(selector string, n int, timeout time.Duration) e
 // every scrapeInterval, and waits until waitSelector has minSamples samples.
 // The returned stop function stops both.
 func StartWithExporter(dir string, exp http.Handler, scrapeInterval time.Duration, waitSelector string, minSamples int) (*Server, func(), error) {
+	if e, ok := exp.(*Exporter); ok {
+		e.StampEvery(scrapeInterval)
+	}
 	ts := httptest.NewServer(exp)
 	s, err := Start(dir, []string{strings.TrimPrefix(ts.URL, "http://")}, scrapeInterval)
 	if err != nil {
