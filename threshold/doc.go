@@ -66,7 +66,7 @@
 // The climb is the larger of the newest ⌈Lead⌉ samples' climb carried on for
 // Lead samples, which sees a step at the first sample that shows it, and the
 // trend of a Holt filter whose factors a Kalman filter tunes (package
-// traffic/forecast's, the one artt-traffic runs per replica) over the window,
+// holtkalman, the filter artt-traffic runs per replica) over the window,
 // which follows a ramp through noise. A fall counts as no climb. The window's
 // robust trend is not used for it: it treats a step's first samples as
 // outliers, which is exactly wrong at an onset. Steady demand runs at

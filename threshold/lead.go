@@ -3,7 +3,7 @@ package threshold
 import (
 	"math"
 
-	"github.com/artt-dev/artt/traffic/forecast"
+	"github.com/artt-dev/artt/holtkalman"
 )
 
 // lead is NormalizationLead: the headroom the peaks expected before new
@@ -83,7 +83,7 @@ func recentClimb(window []float64, lead float64) float64 {
 }
 
 // trendOver is the trend of a Holt filter over the window, its factors
-// tuned by a Kalman filter (package forecast's, the filter artt-traffic
+// tuned by a Kalman filter (package holtkalman, the filter artt-traffic
 // runs per replica), over lead samples, as a fraction of the newest
 // sample: it follows a ramp's slope through noise. Its outlier gate sets a
 // lone jump aside for a sample; recentClimb does not. A falling trend
@@ -93,14 +93,10 @@ func trendOver(window []float64, lead float64) float64 {
 	if lead <= 0 || newest < 0 || !(window[newest] > 0) {
 		return 0
 	}
-	noise := forecast.DefaultConfig().Noise
-	var f forecast.Filter
+	noise := holtkalman.DefaultNoise()
+	var f holtkalman.Filter
 	for _, y := range window[:newest+1] {
-		if isFinite(y) {
-			f.Update(y, noise)
-		} else {
-			f.Skip(noise)
-		}
+		f.Observe(y, noise)
 	}
 	return math.Max(f.Trend()*lead, 0) / window[newest]
 }

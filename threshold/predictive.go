@@ -4,8 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/artt-dev/artt/holtkalman"
 	"github.com/artt-dev/artt/internal/stats"
-	"github.com/artt-dev/artt/traffic/forecast"
 )
 
 // predictive is NormalizationPredictive: the threshold from a forecast of
@@ -57,15 +57,11 @@ func (pd predictive) target(r Result, w fitted) Result {
 // forecast k samples ahead, and the error of every earlier such forecast
 // whose sample is in the window (the sample less the forecast).
 func forecastAhead(window []float64, k int) (ahead float64, errs []float64) {
-	noise := forecast.DefaultConfig().Noise
-	var f forecast.Filter
+	noise := holtkalman.DefaultNoise()
+	var f holtkalman.Filter
 	made := make([]float64, len(window)) // made[i]: the forecast for sample i+k, NaN before any
 	for i, y := range window {
-		if isFinite(y) {
-			f.Update(y, noise)
-		} else {
-			f.Skip(noise)
-		}
+		f.Observe(y, noise)
 		made[i] = math.NaN()
 		if f.Observations() > 0 {
 			made[i] = f.Forecast() + float64(k-1)*f.Trend()

@@ -4,12 +4,13 @@ import (
 	"math"
 	"slices"
 
+	"github.com/artt-dev/artt/holtkalman"
 	"github.com/artt-dev/artt/traffic"
 )
 
 // Config holds every knob of the estimator.
 type Config struct {
-	Noise            NoiseConfig
+	Noise            holtkalman.Noise
 	MaxStep          float64
 	UtilizationFloor float64
 	MinHistory       int
@@ -22,7 +23,7 @@ type Config struct {
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
-		Noise:   NoiseConfig{LevelNoise: 1e-3, TrendNoise: 1e-4, InitialNoise: 1e-2, MinNoise: 1e-4, ResidualWeight: 0.2},
+		Noise:   holtkalman.DefaultNoise(),
 		MaxStep: 0.5, UtilizationFloor: 0.01, MinHistory: 5, ForgetAfter: 10, MinShare: 0.1,
 	}
 }
@@ -70,7 +71,7 @@ func (c *ComponentEstimator) NodeShares() map[string]float64 {
 }
 
 type replica struct {
-	filter Filter
+	filter holtkalman.Filter
 	node   string
 	share  float64
 	missed int
@@ -141,7 +142,7 @@ func (c *ComponentEstimator) observe(groups []traffic.Group, fresh bool) []entry
 					if a, b := cost[r.Node], cost[refState.node]; a > 0 && b > 0 {
 						k = a / b
 					}
-					st.filter = refState.filter.scaled(k)
+					st.filter = refState.filter.Scaled(k)
 					warm = ref
 				}
 				c.replicas[r.Name] = st

@@ -1,22 +1,28 @@
-package forecast
+package holtkalman
 
 import "math"
 
-// NoiseConfig is the Kalman filter's noise model. Every variance is
+// Noise is the Kalman filter's noise model. Every variance is
 // relative: a fraction² of the current level (at least minScale), because
 // the observation, utilisation per unit share, grows with the number of
 // replicas while its relative noise does not.
-type NoiseConfig struct {
+type Noise struct {
 	LevelNoise, TrendNoise float64
 	InitialNoise, MinNoise float64
 	ResidualWeight         float64
+}
+
+// DefaultNoise is the noise model both ARTT's forecasts use: a level that
+// moves about 3% per interval and a trend about 1%.
+func DefaultNoise() Noise {
+	return Noise{LevelNoise: 1e-3, TrendNoise: 1e-4, InitialNoise: 1e-2, MinNoise: 1e-4, ResidualWeight: 0.2}
 }
 
 // minScale is the level below which variances stop shrinking (the share
 // estimator's utilisation floor): an idle replica's filter stays responsive.
 const minScale = 0.01
 
-// Filter is Holt's smoothing with Kalman-tuned factors for one replica.
+// Filter is Holt's smoothing with Kalman-tuned factors for one series.
 type Filter struct {
 	level, trend float64
 	p            [2][2]float64
@@ -71,7 +77,7 @@ func (f *Filter) Trend() float64 {
 // rest of the replica's life. So an update that would leave anything
 // non-finite is not applied: the filter starts again from y, or, when y
 // cannot start one either, skips the interval.
-func (f *Filter) Update(y float64, cfg NoiseConfig) {
+func (f *Filter) Update(y float64, cfg Noise) {
 	if !f.admit(y, cfg) {
 		f.Skip(cfg)
 		return
@@ -103,7 +109,7 @@ func (f *Filter) Update(y float64, cfg NoiseConfig) {
 // aside, but never two samples in a row: the second is a shift (or noise
 // wider than the filter thought) and is followed, and so is every later
 // sample on the same side, until one falls within the gate.
-func (f *Filter) admit(y float64, cfg NoiseConfig) bool {
+func (f *Filter) admit(y float64, cfg Noise) bool {
 	if f.n < gateAfter {
 		return true
 	}
@@ -127,7 +133,7 @@ func (f *Filter) admit(y float64, cfg NoiseConfig) bool {
 }
 
 // start makes y the filter's first observation.
-func (f *Filter) start(y float64, cfg NoiseConfig) {
+func (f *Filter) start(y float64, cfg Noise) {
 	sc := scale(y)
 	f.level, f.trend, f.bias = y, 0, 0
 	f.r = cfg.InitialNoise * sc
@@ -137,7 +143,7 @@ func (f *Filter) start(y float64, cfg NoiseConfig) {
 
 // correct is one Kalman step of a started filter: predict, then update
 // with y.
-func (f *Filter) correct(y float64, cfg NoiseConfig) {
+func (f *Filter) correct(y float64, cfg Noise) {
 	// Predict: x⁻ = F x, P⁻ = F P Fᵀ + Q with F = [[1 1] [0 1]]. The level's
 	// process noise grows by bias²: residuals that keep one sign are the
 	// level moving, which the model must follow, not noise to smooth away.
@@ -173,7 +179,7 @@ func (f *Filter) correct(y float64, cfg NoiseConfig) {
 
 // predicted is the one-step forecast ℓ + b and its variance P⁻₀₀, whose
 // process noise grows by bias² (see correct).
-func (f *Filter) predicted(cfg NoiseConfig) (l, p00 float64) {
+func (f *Filter) predicted(cfg Noise) (l, p00 float64) {
 	l = f.level + f.trend
 	return l, f.p[0][0] + f.p[0][1] + f.p[1][0] + f.p[1][1] + cfg.LevelNoise*scale(l) + f.bias*f.bias
 }
@@ -184,9 +190,19 @@ func scale(level float64) float64 {
 	return v * v
 }
 
+// Observe updates the filter with y, or skips the interval when y is NaN or
+// infinite (a sample that is missing).
+func (f *Filter) Observe(y float64, cfg Noise) {
+	if math.IsNaN(y) || math.IsInf(y, 0) {
+		f.Skip(cfg)
+		return
+	}
+	f.Update(y, cfg)
+}
+
 // Skip advances the filter one interval without an observation: the
 // forecast moves on and its uncertainty grows.
-func (f *Filter) Skip(cfg NoiseConfig) {
+func (f *Filter) Skip(cfg Noise) {
 	if f.n == 0 {
 		return
 	}
@@ -212,10 +228,10 @@ func (f *Filter) finite() bool {
 	return !math.IsNaN(sum) && !math.IsInf(sum, 0)
 }
 
-// scaled returns a copy with level and trend multiplied by k (and the
+// Scaled returns a copy with level and trend multiplied by k (and the
 // variances by k², as they are relative to the level), or an unstarted
 // filter when that overflows (a node cost ratio near the float range's end).
-func (f Filter) scaled(k float64) Filter {
+func (f Filter) Scaled(k float64) Filter {
 	f.level *= k
 	f.trend *= k
 	f.bias *= k
@@ -228,6 +244,6 @@ func (f Filter) scaled(k float64) Filter {
 	if !f.finite() {
 		return Filter{}
 	}
-	f.gate = 0 // an outlier the reference set aside is not the new replica's
+	f.gate = 0 // an outlier the original set aside is not the copy's
 	return f
 }
