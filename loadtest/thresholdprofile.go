@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/artt-dev/artt/scaler"
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // constantCost is the CPU seconds per request the profile assumes.
@@ -73,23 +73,19 @@ func ProfileThreshold(demand []float64, metadata map[string]string, every int) (
 }
 
 // profileSpec parses the trigger metadata over the profile's defaults.
-func profileSpec(metadata map[string]string) (scaler.Spec, error) {
-	md := map[string]string{"prometheusAddress": "http://profile.invalid:9090", "workload": "profile"}
-	for k, v := range metadata {
-		md[k] = v
-	}
-	return scaler.ParseMetadata("profile", "profile", md, "")
+func profileSpec(metadata map[string]string) (metric.Settings, error) {
+	return metric.ParseSettings(metadata)
 }
 
 // evaluateAt is one poll whose newest sample is demand[end−1]: the points
 // before it, served as they arrive, at a constant CPU per request.
-func evaluateAt(spec scaler.Spec, demand []float64, end int) (scaler.Evaluation, error) {
+func evaluateAt(spec metric.Settings, demand []float64, end int) (metric.Evaluation, error) {
 	points := spec.Points()
-	m := scaler.Measurements{Demand: demand[end-points : end], CPU: make([]float64, points), CPURequest: 1}
+	m := metric.Measurements{Demand: demand[end-points : end], CPU: make([]float64, points), CPURequest: 1}
 	for i, d := range m.Demand {
 		m.CPU[i] = constantCost * d
 	}
-	return scaler.Evaluate(spec, m)
+	return metric.Evaluate(spec, m)
 }
 
 // ThresholdAlong is the threshold artt-scaler would serve at each poll whose

@@ -10,13 +10,16 @@ import (
 	"time"
 
 	pb "github.com/artt-dev/artt/proto/externalscaler"
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // fixedSource answers every poll with the same measurements. The benchmark
 // below warms the cache with it once; after that the source is not called.
-type fixedSource struct{ m Measurements }
+type fixedSource struct{ m metric.Measurements }
 
-func (f fixedSource) Fetch(context.Context, Spec, time.Time) (Measurements, error) { return f.m, nil }
+func (f fixedSource) Fetch(context.Context, Spec, time.Time) (metric.Measurements, error) {
+	return f.m, nil
+}
 
 // noopScaler is the transport's limit: a GetMetrics that does nothing.
 type noopScaler struct {
@@ -54,7 +57,7 @@ func BenchmarkGetMetrics(b *testing.B) {
 		server pb.ExternalScalerServer
 	}{
 		{"server=noop", noopScaler{}},
-		{"server=artt-cached", NewServer(Options{Source: fixedSource{Measurements{Demand: demand, CPU: cpu, CPURequest: 2}}, CacheTTL: time.Hour, DefaultPrometheus: "http://prometheus.monitoring:9090"})},
+		{"server=artt-cached", NewServer(Options{Source: fixedSource{metric.Measurements{Demand: demand, CPU: cpu, CPURequest: 2}}, CacheTTL: time.Hour, DefaultPrometheus: "http://prometheus.monitoring:9090"})},
 	}
 	for _, s := range servers {
 		b.Run(s.name, func(b *testing.B) {
@@ -120,8 +123,8 @@ func BenchmarkPollRound(b *testing.B) {
 // defaultKnobsHistory is a poll's measurements at the default knobs: 279
 // samples (window 40 + history 240 − 1) of a demand with two periods, its
 // arrivals 5% above what is served.
-func defaultKnobsHistory() Measurements {
-	m := Measurements{Demand: make([]float64, 279), Arrivals: make([]float64, 279), CPU: make([]float64, 279), CPURequest: 2}
+func defaultKnobsHistory() metric.Measurements {
+	m := metric.Measurements{Demand: make([]float64, 279), Arrivals: make([]float64, 279), CPU: make([]float64, 279), CPURequest: 2}
 	for i := range m.Demand {
 		m.Demand[i] = 100 + 20*math.Sin(float64(i)/7) + 5*math.Sin(float64(i)*1.7)
 		m.Arrivals[i] = 1.05 * m.Demand[i]

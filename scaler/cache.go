@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // pollCache holds, per ScaledObject trigger, its parsed Spec and the last
@@ -27,7 +29,7 @@ type pollEntry struct {
 	// mu is held while a round is in flight, so concurrent callers wait for
 	// it and share its answer instead of querying again.
 	mu        sync.Mutex
-	eval      Evaluation
+	eval      metric.Evaluation
 	err       error
 	evaluated time.Time
 	lastUsed  time.Time // guarded by pollCache.mu
@@ -89,7 +91,7 @@ func (c *pollCache) entry(namespace, name string, md map[string]string, parse fu
 // too, so an outage costs one round per TTL, not one per call. The round runs
 // detached from the caller's cancellation (its queries have their own
 // timeouts), because other callers may be waiting for it.
-func (c *pollCache) evaluate(ctx context.Context, e *pollEntry, compute func(context.Context, Spec) (Evaluation, error)) (Evaluation, error) {
+func (c *pollCache) evaluate(ctx context.Context, e *pollEntry, compute func(context.Context, Spec) (metric.Evaluation, error)) (metric.Evaluation, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := c.now()

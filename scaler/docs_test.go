@@ -2,12 +2,13 @@ package scaler
 
 import (
 	"errors"
-	"maps"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // docs/scaler.md's trigger metadata table documents exactly the keys the
@@ -41,7 +42,7 @@ func TestDocsDocumentEveryMetadataKey(t *testing.T) {
 		}
 	}
 	for _, k := range documented {
-		if !slices.Contains(read, k) && !slices.Contains(keysKEDAOwns, k) {
+		if !slices.Contains(read, k) && !slices.Contains(metric.KEDAKeys, k) {
 			t.Errorf("docs/scaler.md's table documents %q, which the parser does not read", k)
 		}
 	}
@@ -50,16 +51,33 @@ func TestDocsDocumentEveryMetadataKey(t *testing.T) {
 // readKeys are the keys ParseMetadata reads from empty metadata: every key
 // a trigger may set besides KEDA's own.
 func readKeys() []string {
-	p := &parser{md: map[string]string{}, read: map[string]bool{}}
-	p.spec("default", "web", "http://prometheus:9090")
-	return slices.Sorted(maps.Keys(p.read))
+	r := metric.NewReader(map[string]string{})
+	spec(r, "default", "web", "http://prometheus:9090")
+	return r.Read()
+}
+
+// The keys the adapter reads beside the metric's settings are the
+// measurement keys the lab passes over: a new one read here and not listed
+// there would be refused by the lab as unknown.
+func TestMeasurementKeysAreTheAdaptersOwn(t *testing.T) {
+	settings := metric.NewReader(map[string]string{})
+	settings.Settings()
+	var own []string
+	for _, k := range readKeys() {
+		if !slices.Contains(settings.Read(), k) {
+			own = append(own, k)
+		}
+	}
+	if want := slices.Sorted(slices.Values(metric.MeasurementKeys)); !slices.Equal(own, want) {
+		t.Errorf("the adapter reads %v beside the settings, metric.MeasurementKeys lists %v", own, want)
+	}
 }
 
 // A key the parser does not read is refused first, by name; a query key is
 // read even when a bad workload keeps the queries from being rendered.
 func TestUnknownKeysAreTheOnesNotRead(t *testing.T) {
 	_, err := ParseMetadata("shop", "web", map[string]string{"workload": "web", "minThresold": "50"}, "http://prometheus:9090")
-	var me *MetadataError
+	var me *metric.MetadataError
 	if !errors.As(err, &me) || me.Key != "minThresold" || !strings.Contains(me.Reason, "unknown key") {
 		t.Errorf("a misspelt key: %v, want it refused first as unknown", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // FuzzParseMetadata feeds arbitrary trigger metadata through the parser
@@ -28,7 +30,7 @@ func FuzzParseMetadata(f *testing.F) {
 			err = Tenancy{}.admit(md, spec, defaultProm)
 		}
 		if err != nil {
-			var me *MetadataError
+			var me *metric.MetadataError
 			if !errors.As(err, &me) {
 				return // a threshold.FieldError or a template error: both name their field
 			}
@@ -79,7 +81,7 @@ func FuzzEvaluate(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, err := Evaluate(spec, Measurements{Demand: decode(demandRaw), CPU: decode(cpuRaw), CPURequest: request})
+		ev, err := metric.Evaluate(spec.Settings, metric.Measurements{Demand: decode(demandRaw), CPU: decode(cpuRaw), CPURequest: request})
 		if err != nil {
 			return
 		}
@@ -87,7 +89,7 @@ func FuzzEvaluate(f *testing.F) {
 		if !(th >= spec.Threshold.MinThreshold && th <= spec.Threshold.MaxThreshold) {
 			t.Fatalf("threshold %v outside [%v, %v]", th, spec.Threshold.MinThreshold, spec.Threshold.MaxThreshold)
 		}
-		for _, form := range []MetricForm{FormNormalized, FormUtilization} {
+		for _, form := range []metric.Form{metric.FormNormalized, metric.FormUtilization} {
 			if v := ev.MetricValue(form); math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				t.Fatalf("%s metric value %v", form, v)
 			}
@@ -129,6 +131,6 @@ func FuzzPrometheusResponse(f *testing.F) {
 		if len(m.Demand) != spec.Points() || len(m.CPU) != spec.Points() {
 			t.Fatalf("%d demand and %d CPU samples, want %d each", len(m.Demand), len(m.CPU), spec.Points())
 		}
-		_, _ = Evaluate(spec, m)
+		_, _ = metric.Evaluate(spec.Settings, m)
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/artt-dev/artt/proto/externalscaler"
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // gatedSource answers after release is closed (or at once when it is nil),
@@ -27,7 +28,7 @@ type gatedSource struct {
 	demand, cpu   []float64
 }
 
-func (g *gatedSource) Fetch(ctx context.Context, spec Spec, _ time.Time) (Measurements, error) {
+func (g *gatedSource) Fetch(ctx context.Context, spec Spec, _ time.Time) (metric.Measurements, error) {
 	n := g.running.Add(1)
 	defer g.running.Add(-1)
 	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
@@ -35,7 +36,7 @@ func (g *gatedSource) Fetch(ctx context.Context, spec Spec, _ time.Time) (Measur
 	if g.release != nil {
 		<-g.release
 	}
-	return Measurements{Demand: g.demand, CPU: g.cpu, CPURequest: 2}, nil
+	return metric.Measurements{Demand: g.demand, CPU: g.cpu, CPURequest: 2}, nil
 }
 
 func newGatedSource(release chan struct{}) *gatedSource {

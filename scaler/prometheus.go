@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // QueryName names one of the queries of a poll, for errors and metrics.
@@ -44,7 +46,7 @@ type QueryObserver func(spec Spec, query QueryName, took time.Duration, err erro
 // asked of Prometheus and how many were reused from the previous poll.
 type PointsObserver func(asked, reused int)
 
-// PrometheusSource reads Measurements from the Prometheus HTTP API.
+// PrometheusSource reads metric.Measurements from the Prometheus HTTP API.
 type PrometheusSource struct {
 	observe QueryObserver
 	points  PointsObserver
@@ -145,22 +147,22 @@ func (p *PrometheusSource) CloseIdleConnections() {
 // query timeout, and aligns the range results on Spec.Points() instants
 // on multiples of the step, the newest at or before now (so successive
 // polls share their points).
-func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) (Measurements, error) {
+func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) (metric.Measurements, error) {
 	promAPI, err := p.client(spec.PrometheusAddress)
 	if err != nil {
-		return Measurements{}, &BackendError{QueryRequestRate, err}
+		return metric.Measurements{}, &BackendError{QueryRequestRate, err}
 	}
 	n := spec.Points()
 	end := now.Truncate(spec.Step)
 	r := promv1.Range{Start: end.Add(-time.Duration(n-1) * spec.Step), End: end, Step: spec.Step}
 
 	var (
-		m    Measurements
+		m    metric.Measurements
 		errs [5]error
 		wg   sync.WaitGroup
 	)
 	wg.Add(3)
-	if spec.Form == FormPods {
+	if spec.Form == metric.FormPods {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -188,7 +190,7 @@ func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) 
 	}()
 	wg.Wait()
 	if err := errors.Join(errs[:]...); err != nil {
-		return Measurements{}, err
+		return metric.Measurements{}, err
 	}
 	return m, nil
 }
@@ -238,7 +240,7 @@ func (p *PrometheusSource) fill(ctx context.Context, promAPI promv1.API, spec Sp
 		return nil
 	case 1:
 	default:
-		return &MetadataError{queryKey[name], q, fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(matrix))}
+		return &metric.MetadataError{Key: queryKey[name], Value: q, Reason: fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(matrix))}
 	}
 	for _, s := range matrix[0].Values {
 		i := int(math.Round(float64(s.Timestamp.Time().Sub(start)) / float64(ask.Step)))
@@ -266,7 +268,7 @@ func (p *PrometheusSource) instantQuery(ctx context.Context, promAPI promv1.API,
 		case 1:
 			return float64(v[0].Value), nil
 		default:
-			return 0, &MetadataError{queryKey[name], q, fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(v))}
+			return 0, &metric.MetadataError{Key: queryKey[name], Value: q, Reason: fmt.Sprintf("returned %d series; it must return one (aggregate with sum())", len(v))}
 		}
 	case *model.Scalar:
 		return float64(v.Value), nil
@@ -289,7 +291,7 @@ var queryKey = map[QueryName]string{
 func queryError(name QueryName, q string, err error) error {
 	var perr *promv1.Error
 	if errors.As(err, &perr) && perr.Type == promv1.ErrBadData {
-		return &MetadataError{queryKey[name], q, "Prometheus refused the query: " + perr.Msg}
+		return &metric.MetadataError{Key: queryKey[name], Value: q, Reason: "Prometheus refused the query: " + perr.Msg}
 	}
 	return &BackendError{name, err}
 }

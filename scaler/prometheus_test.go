@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // TestCompressionIsAskedOnlyWhenEnabled polls the live test Prometheus
@@ -25,7 +27,7 @@ func TestCompressionIsAskedOnlyWhenEnabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().Add(-2 * time.Second)
-	var answers []Measurements
+	var answers []metric.Measurements
 	for _, compress := range []bool{false, true} {
 		encodings = nil
 		m, err := NewPrometheusSource(nil).Compress(compress).Fetch(context.Background(), spec, now)

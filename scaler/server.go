@@ -13,13 +13,14 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/artt-dev/artt/proto/externalscaler"
+	"github.com/artt-dev/artt/scaler/metric"
 	"github.com/artt-dev/artt/threshold"
 )
 
 // Fetcher reads a poll's measurements. PrometheusSource is the production
 // implementation.
 type Fetcher interface {
-	Fetch(ctx context.Context, spec Spec, now time.Time) (Measurements, error)
+	Fetch(ctx context.Context, spec Spec, now time.Time) (metric.Measurements, error)
 }
 
 // Options configure a Server.
@@ -118,11 +119,11 @@ func (s *Server) dropIdle() {
 }
 
 // metricName is the metric a trigger reports; KEDA prefixes it with sN-.
-func metricName(f MetricForm) string {
+func metricName(f metric.Form) string {
 	switch f {
-	case FormUtilization:
+	case metric.FormUtilization:
 		return "artt-cpu-utilization"
-	case FormPods:
+	case metric.FormPods:
 		return "artt-pods"
 	}
 	return "artt-load"
@@ -153,16 +154,16 @@ func (s *Server) lookup(ref *pb.ScaledObjectRef) (*pollEntry, error) {
 	return e, nil
 }
 
-func (s *Server) evaluate(ctx context.Context, e *pollEntry) (Evaluation, error) {
+func (s *Server) evaluate(ctx context.Context, e *pollEntry) (metric.Evaluation, error) {
 	ev, err := s.cache.evaluate(ctx, e, s.round)
 	if err != nil {
-		return Evaluation{}, toStatus(err)
+		return metric.Evaluation{}, toStatus(err)
 	}
 	return ev, nil
 }
 
 // round is one poll: queries, then the threshold.
-func (s *Server) round(ctx context.Context, spec Spec) (Evaluation, error) {
+func (s *Server) round(ctx context.Context, spec Spec) (metric.Evaluation, error) {
 	wait := time.NewTimer(spec.QueryTimeout)
 	defer wait.Stop()
 	select {
@@ -171,12 +172,12 @@ func (s *Server) round(ctx context.Context, spec Spec) (Evaluation, error) {
 	case <-wait.C:
 		err := fmt.Errorf("%d polls already in flight for %s (--max-concurrent-polls): Prometheus is slower than the polling", cap(s.slots), spec.QueryTimeout)
 		s.opts.Logger.Warn("evaluation failed", "namespace", spec.Namespace, "scaledObject", spec.Name, "error", err)
-		return Evaluation{}, err
+		return metric.Evaluation{}, err
 	}
 	m, err := s.opts.Source.Fetch(ctx, spec, s.opts.Now())
 	if err == nil {
-		var ev Evaluation
-		ev, err = Evaluate(spec, m)
+		var ev metric.Evaluation
+		ev, err = metric.Evaluate(spec.Settings, m)
 		if err == nil {
 			if s.opts.Telemetry != nil {
 				s.opts.Telemetry.recordEvaluation(spec, ev)
@@ -188,14 +189,14 @@ func (s *Server) round(ctx context.Context, spec Spec) (Evaluation, error) {
 		}
 	}
 	s.opts.Logger.Warn("evaluation failed", "namespace", spec.Namespace, "scaledObject", spec.Name, "error", err)
-	return Evaluation{}, err
+	return metric.Evaluation{}, err
 }
 
 // toStatus maps errors to gRPC codes: bad metadata is InvalidArgument;
 // anything that stops a measurement is Unavailable, so KEDA neither scales to
 // zero nor reads 0, and its fallback engages.
 func toStatus(err error) error {
-	var md *MetadataError
+	var md *metric.MetadataError
 	var fe *threshold.FieldError
 	switch {
 	case errors.As(err, &md), errors.As(err, &fe):
@@ -236,16 +237,16 @@ func (s *Server) GetMetricSpec(ctx context.Context, ref *pb.ScaledObjectRef) (*p
 }
 
 func (s *Server) metricSpec(ctx context.Context, e *pollEntry) (*pb.MetricSpec, error) {
-	target := float64(normalizedTarget)
-	if e.spec.Form == FormPods {
-		target = podsTarget
+	target := float64(metric.NormalizedTarget)
+	if e.spec.Form == metric.FormPods {
+		target = metric.PodsTarget
 	}
-	if e.spec.Form == FormUtilization {
+	if e.spec.Form == metric.FormUtilization {
 		ev, err := s.evaluate(ctx, e)
 		if err != nil {
 			return nil, err
 		}
-		target = ev.MetricTarget(FormUtilization)
+		target = ev.MetricTarget(metric.FormUtilization)
 	}
 	return &pb.MetricSpec{
 		MetricName:      metricName(e.spec.Form),

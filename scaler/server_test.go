@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/artt-dev/artt/proto/externalscaler"
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // countingSource counts rounds of queries against the real source.
@@ -26,7 +27,7 @@ type countingSource struct {
 	rounds atomic.Int64
 }
 
-func (c *countingSource) Fetch(ctx context.Context, spec Spec, now time.Time) (Measurements, error) {
+func (c *countingSource) Fetch(ctx context.Context, spec Spec, now time.Time) (metric.Measurements, error) {
 	c.rounds.Add(1)
 	return c.Fetcher.Fetch(ctx, spec, now)
 }
@@ -322,7 +323,7 @@ func TestIdleStateIsDropped(t *testing.T) {
 		if _, err := srv.GetMetricSpec(context.Background(), ref(name, md)); err != nil {
 			t.Fatal(err)
 		}
-		tel.recordEvaluation(Spec{Namespace: "shop", Name: name}, Evaluation{})
+		tel.recordEvaluation(Spec{Namespace: "shop", Name: name}, metric.Evaluation{})
 	}
 	now.Add(int64(50 * time.Second))
 	if _, err := srv.GetMetricSpec(context.Background(), ref("b", md)); err != nil {
@@ -335,5 +336,25 @@ func TestIdleStateIsDropped(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(reg, "artt_scaler_threshold_percent"); n != 1 {
 		t.Errorf("%d threshold series after dropping a, want 1", n)
+	}
+}
+
+// The protocol's integer fields hold a metric to int64's range instead of
+// an undefined conversion.
+func TestWholeMetricHoldsToInt64(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want int64
+	}{
+		{74.5, 75},
+		{0.4, 0},
+		{1e302, math.MaxInt64},
+		{math.Inf(1), math.MaxInt64},
+		{-1e302, math.MinInt64},
+		{math.NaN(), 0},
+	} {
+		if got := wholeMetric(tc.v); got != tc.want {
+			t.Errorf("wholeMetric(%v) = %d, want %d", tc.v, got, tc.want)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // Telemetry is the scaler's /metrics: per ScaledObject the threshold and its
@@ -22,23 +24,23 @@ type Telemetry struct {
 // each from an evaluation.
 var evaluationParts = []struct {
 	name, help string
-	value      func(Spec, Evaluation) float64
+	value      func(Spec, metric.Evaluation) float64
 }{
-	{"threshold_percent", "Adaptive CPU utilisation threshold, percent of the CPU request.", func(_ Spec, e Evaluation) float64 { return e.Threshold.Threshold }},
-	{"utilization_percent", "CPU usage as a percentage of the CPU requested.", func(_ Spec, e Evaluation) float64 { return e.Utilization }},
-	{"metric_value", "Value reported to the HPA for the trigger's metric form.", func(s Spec, e Evaluation) float64 { return e.MetricValue(s.Form) }},
-	{"offered_utilization_percent", "CPU the arriving requests need, percent of the CPU requested (what the metric compares with the threshold).", func(_ Spec, e Evaluation) float64 { return e.OfferedUtilization }},
-	{"request_rate", "Requests per second served now.", func(_ Spec, e Evaluation) float64 { return e.RequestRate }},
-	{"arrival_rate", "Requests per second arriving now (the served rate where arrivals are not measured).", func(_ Spec, e Evaluation) float64 { return e.ArrivalRate }},
-	{"trend", "Fitted demand slope, requests per second per sample.", func(_ Spec, e Evaluation) float64 { return e.Threshold.Trend }},
-	{"volatility", "Mean absolute residual of the demand fit, requests per second.", func(_ Spec, e Evaluation) float64 { return e.Threshold.Volatility }},
-	{"scaled_volatility", "Volatility times per-request CPU cost (ARTT mode).", func(_ Spec, e Evaluation) float64 { return e.Threshold.ScaledVolatility }},
-	{"cost_per_request_seconds", "CPU seconds per request used to scale volatility.", func(_ Spec, e Evaluation) float64 { return e.Threshold.CostPerRequest }},
-	{"normalized_trend", "Trend normalised to [0, 1].", func(_ Spec, e Evaluation) float64 { return e.Threshold.NormalizedTrend }},
-	{"normalized_volatility", "Volatility normalised to [0, 1].", func(_ Spec, e Evaluation) float64 { return e.Threshold.NormalizedVolatility }},
-	{"trend_weight", "Weight of the trend in the threshold.", func(_ Spec, e Evaluation) float64 { return e.Threshold.TrendWeight }},
-	{"volatility_weight", "Weight of the volatility in the threshold.", func(_ Spec, e Evaluation) float64 { return e.Threshold.VolatilityWeight }},
-	{"active", "1 when the workload is active (request rate above activationRequestRate).", func(_ Spec, e Evaluation) float64 {
+	{"threshold_percent", "Adaptive CPU utilisation threshold, percent of the CPU request.", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.Threshold }},
+	{"utilization_percent", "CPU usage as a percentage of the CPU requested.", func(_ Spec, e metric.Evaluation) float64 { return e.Utilization }},
+	{"metric_value", "Value reported to the HPA for the trigger's metric form.", func(s Spec, e metric.Evaluation) float64 { return e.MetricValue(s.Form) }},
+	{"offered_utilization_percent", "CPU the arriving requests need, percent of the CPU requested (what the metric compares with the threshold).", func(_ Spec, e metric.Evaluation) float64 { return e.OfferedUtilization }},
+	{"request_rate", "Requests per second served now.", func(_ Spec, e metric.Evaluation) float64 { return e.RequestRate }},
+	{"arrival_rate", "Requests per second arriving now (the served rate where arrivals are not measured).", func(_ Spec, e metric.Evaluation) float64 { return e.ArrivalRate }},
+	{"trend", "Fitted demand slope, requests per second per sample.", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.Trend }},
+	{"volatility", "Mean absolute residual of the demand fit, requests per second.", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.Volatility }},
+	{"scaled_volatility", "Volatility times per-request CPU cost (ARTT mode).", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.ScaledVolatility }},
+	{"cost_per_request_seconds", "CPU seconds per request used to scale volatility.", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.CostPerRequest }},
+	{"normalized_trend", "Trend normalised to [0, 1].", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.NormalizedTrend }},
+	{"normalized_volatility", "Volatility normalised to [0, 1].", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.NormalizedVolatility }},
+	{"trend_weight", "Weight of the trend in the threshold.", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.TrendWeight }},
+	{"volatility_weight", "Weight of the volatility in the threshold.", func(_ Spec, e metric.Evaluation) float64 { return e.Threshold.VolatilityWeight }},
+	{"active", "1 when the workload is active (request rate above activationRequestRate).", func(_ Spec, e metric.Evaluation) float64 {
 		if e.Active {
 			return 1
 		}
@@ -82,7 +84,7 @@ func NewTelemetry(reg prometheus.Registerer) *Telemetry {
 	return t
 }
 
-func (t *Telemetry) recordEvaluation(s Spec, e Evaluation) {
+func (t *Telemetry) recordEvaluation(s Spec, e metric.Evaluation) {
 	for _, p := range evaluationParts {
 		t.parts[p.name].WithLabelValues(s.Namespace, s.Name).Set(p.value(s, e))
 	}

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // Tenancy is what artt-scaler lets a ScaledObject's author choose. One
@@ -44,12 +46,12 @@ func CheckAllowedPrometheus(prefix string) error {
 }
 
 // admit checks a parsed trigger against the rules. It returns a
-// *MetadataError naming the key, its value and the flag that would allow it.
+// *metric.MetadataError naming the key, its value and the flag that would allow it.
 func (t Tenancy) admit(md map[string]string, spec Spec, defaultPrometheus string) error {
 	if !t.AllowQueryOverrides {
 		for _, k := range QueryOverrideKeys {
 			if v, ok := md[k]; ok {
-				return &MetadataError{k, v, "query overrides are off: artt-scaler runs only its own queries, for the ScaledObject's namespace, unless started with --allow-query-overrides"}
+				return &metric.MetadataError{Key: k, Value: v, Reason: "query overrides are off: artt-scaler runs only its own queries, for the ScaledObject's namespace, unless started with --allow-query-overrides"}
 			}
 		}
 	}
@@ -63,9 +65,9 @@ func (t Tenancy) admit(md map[string]string, spec Spec, defaultPrometheus string
 		}
 	}
 	if len(allowed) == 0 {
-		return &MetadataError{"prometheusAddress", spec.PrometheusAddress, "artt-scaler allows no Prometheus: start it with --prometheus-address or --allowed-prometheus"}
+		return &metric.MetadataError{Key: "prometheusAddress", Value: spec.PrometheusAddress, Reason: "artt-scaler allows no Prometheus: start it with --prometheus-address or --allowed-prometheus"}
 	}
-	return &MetadataError{"prometheusAddress", spec.PrometheusAddress, fmt.Sprintf(
+	return &metric.MetadataError{Key: "prometheusAddress", Value: spec.PrometheusAddress, Reason: fmt.Sprintf(
 		"not an allowed Prometheus (allowed: %s); an operator can add it with --allowed-prometheus", strings.Join(allowed, ", "))}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/artt-dev/artt/loadtest/scenario"
-	"github.com/artt-dev/artt/scaler"
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // autoscaler decides the replica counts of the autoscaled components at
@@ -45,7 +45,7 @@ type kedaHPA struct {
 
 // trigger is one autoscaled component's ScaledObject trigger.
 type trigger struct {
-	spec scaler.Spec
+	spec metric.Settings
 	// rateIntervals is how many sample intervals the metric's rate window
 	// averages.
 	rateIntervals int
@@ -68,7 +68,7 @@ func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 			a.triggers[c] = trigger{rateIntervals: rateIntervals(kedaRPSWindow, interval)}
 			continue
 		}
-		spec, err := scaler.ParseMetadata("lab", c.spec.Name, a.metadata(c), "")
+		spec, err := metric.ParseSettings(a.metadata(c))
 		if err != nil {
 			return nil, fmt.Errorf("component %s: %w", c.spec.Name, err)
 		}
@@ -124,13 +124,13 @@ func (a *kedaHPA) tick() error {
 			e.scaleByHPA(c, averageValueReplicas(rate, a.rpsPerPod, len(c.pods)))
 			continue
 		}
-		ev, err := scaler.Evaluate(t.spec, a.measurements(c, t))
+		ev, err := metric.Evaluate(t.spec, a.measurements(c, t))
 		if err != nil {
 			e.res.note(fmt.Sprintf("%.0fs: %s: scaler error, no change: %v", e.now, c.spec.Name, err))
 			continue
 		}
 		e.res.threshold(c, ev.Threshold.Threshold)
-		if t.spec.Form == scaler.FormPods { // metricType AverageValue
+		if t.spec.Form == metric.FormPods { // metricType AverageValue
 			e.scaleByHPA(c, averageValueReplicas(ev.MetricValue(t.spec.Form), ev.MetricTarget(t.spec.Form), len(c.pods)))
 			continue
 		}
@@ -142,9 +142,9 @@ func (a *kedaHPA) tick() error {
 // measurements are what the trigger's range queries return: the last
 // window + history points, each its rate window's mean, NaN where the run
 // is younger than that, and the CPU requested by the ready pods now.
-func (a *kedaHPA) measurements(c *component, t trigger) scaler.Measurements {
+func (a *kedaHPA) measurements(c *component, t trigger) metric.Measurements {
 	n := t.spec.Points()
-	m := scaler.Measurements{Demand: make([]float64, n), Arrivals: make([]float64, n), CPU: make([]float64, n)}
+	m := metric.Measurements{Demand: make([]float64, n), Arrivals: make([]float64, n), CPU: make([]float64, n)}
 	for i := range n {
 		j := len(c.demand) - n + i
 		m.Demand[i] = windowMean(c.demand, j, t.rateIntervals)

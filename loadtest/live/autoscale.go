@@ -13,7 +13,7 @@ import (
 	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/loadtest/live/backend"
 	"github.com/artt-dev/artt/loadtest/scenario"
-	"github.com/artt-dev/artt/scaler"
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // startAutoscaling starts KEDA's operator and metrics adapter, and
@@ -47,12 +47,12 @@ func createScaledObject(ctx context.Context, c *Cluster, sc *scenario.Scenario, 
 	name := backend.ObjectName(comp.Name)
 	md := sc.TriggerMetadata(r, name, c.Prom.URL)
 	md["scalerAddress"], md["mode"] = c.ScalerAddress, "artt"
-	spec, err := scaler.ParseMetadata(ns, name, md, "")
+	spec, err := metric.ParseSettings(md)
 	if err != nil {
 		return fmt.Errorf("component %s: %w", comp.Name, err)
 	}
 	metricType := "Value"
-	if spec.Form == scaler.FormPods {
+	if spec.Form == metric.FormPods {
 		metricType = "AverageValue"
 	}
 	ctl := sc.Control

@@ -21,13 +21,14 @@ import (
 	"github.com/artt-dev/artt/internal/promtest"
 	pb "github.com/artt-dev/artt/proto/externalscaler"
 	"github.com/artt-dev/artt/scaler"
+	"github.com/artt-dev/artt/scaler/metric"
 )
 
 // staticSource answers every poll with the same history.
 type staticSource struct{}
 
-func (staticSource) Fetch(context.Context, scaler.Spec, time.Time) (scaler.Measurements, error) {
-	m := scaler.Measurements{CPURequest: 2}
+func (staticSource) Fetch(context.Context, scaler.Spec, time.Time) (metric.Measurements, error) {
+	m := metric.Measurements{CPURequest: 2}
 	for i := range 279 {
 		d := 100 + 20*math.Sin(float64(i)/7)
 		m.Demand = append(m.Demand, d)

@@ -1,4 +1,4 @@
-package scaler
+package metric
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // then call Evaluate.
 type Measurements struct {
 	// Demand is the workload's request rate (requests per second), one
-	// sample per Spec.Step, oldest first, ending now; NaN where missing.
+	// sample per Settings.Step, oldest first, ending now; NaN where missing.
 	Demand []float64
 	// Arrivals is the rate of requests that reach the workload (requests per
 	// second) at the same instants, counted on arrival, so it keeps growing
@@ -37,7 +37,7 @@ type Evaluation struct {
 	// cause at the measured CPU per request: Utilization × arrivals ÷
 	// served, never below Utilization but while a backlog drains (see
 	// drainingUtilization). It is what the metric compares with
-	// the threshold (Utilization when Spec.OfferedLoad is off).
+	// the threshold (Utilization when Settings.OfferedLoad is off).
 	OfferedUtilization float64
 	// RequestRate is the request rate now; ArrivalRate the arrival rate
 	// (RequestRate when arrivals are unknown).
@@ -51,8 +51,8 @@ type Evaluation struct {
 	Pods float64
 }
 
-// MetricValue is what the HPA receives for the Spec's metric form.
-func (e Evaluation) MetricValue(form MetricForm) float64 {
+// MetricValue is what the HPA receives in a metric form.
+func (e Evaluation) MetricValue(form Form) float64 {
 	switch form {
 	case FormUtilization:
 		return e.OfferedUtilization
@@ -62,23 +62,23 @@ func (e Evaluation) MetricValue(form MetricForm) float64 {
 	return 100 * e.OfferedUtilization / e.Threshold.Threshold
 }
 
-// MetricTarget is the HPA target for the Spec's metric form.
-func (e Evaluation) MetricTarget(form MetricForm) float64 {
+// MetricTarget is the HPA target in a metric form.
+func (e Evaluation) MetricTarget(form Form) float64 {
 	switch form {
 	case FormUtilization:
 		return e.Threshold.Threshold
 	case FormPods:
-		return podsTarget
+		return PodsTarget
 	}
-	return normalizedTarget
+	return NormalizedTarget
 }
 
-// normalizedTarget is the fixed target of FormNormalized: a value of 100
+// NormalizedTarget is the fixed target of FormNormalized: a value of 100
 // means utilisation equals the threshold.
-const normalizedTarget = 100
+const NormalizedTarget = 100
 
-// podsTarget is the fixed AverageValue target of FormPods: one pod.
-const podsTarget = 1
+// PodsTarget is the fixed AverageValue target of FormPods: one pod.
+const PodsTarget = 1
 
 // ErrNoCPURequest reports traffic to a workload whose CPU requests are
 // unknown, so its utilisation cannot be computed.
@@ -90,7 +90,7 @@ var ErrNoPodCPURequest = fmt.Errorf("metricForm pods: the workload receives requ
 
 // Evaluate computes the threshold from the demand history and compares the
 // current utilisation with it. It does no I/O.
-func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
+func Evaluate(settings Settings, m Measurements) (Evaluation, error) {
 	if len(m.CPU) != len(m.Demand) {
 		return Evaluation{}, fmt.Errorf("CPU has %d samples, demand %d: they must be aligned", len(m.CPU), len(m.Demand))
 	}
@@ -105,10 +105,10 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 		}
 	}
 	offered := m.Demand
-	if spec.OfferedLoad {
+	if settings.OfferedLoad {
 		offered = arrivalsOrServed(m)
 	}
-	res, err := threshold.Replay(spec.Threshold, offered, cost, spec.Window)
+	res, err := threshold.Replay(settings.Threshold, offered, cost, settings.Window)
 	if err != nil {
 		return Evaluation{}, err
 	}
@@ -125,23 +125,23 @@ func Evaluate(spec Spec, m Measurements) (Evaluation, error) {
 		return Evaluation{}, ErrNoCPURequest
 	}
 	e.OfferedUtilization = e.Utilization
-	if spec.OfferedLoad {
-		e.OfferedUtilization = offeredUtilization(e, m, offered, spec.Window)
+	if settings.OfferedLoad {
+		e.OfferedUtilization = offeredUtilization(e, m, offered, settings.Window)
 	}
 	e.Pods = math.NaN()
-	if spec.Form == FormPods {
+	if settings.Form == FormPods {
 		if e.Pods, err = podsWorth(e, m); err != nil {
 			return Evaluation{}, err
 		}
 	}
 	// A CPU sample near the largest float, or a request near the smallest,
 	// overflows the percentage: say so rather than hand the HPA +Inf.
-	for _, form := range []MetricForm{FormUtilization, FormNormalized, spec.Form} {
+	for _, form := range []Form{FormUtilization, FormNormalized, settings.Form} {
 		if v := e.MetricValue(form); math.IsInf(v, 0) || math.IsNaN(v) {
 			return Evaluation{}, fmt.Errorf("CPU usage %v cores over a CPU request of %v cores makes the %s metric %v: the measurements are out of range", cpu, m.CPURequest, form, v)
 		}
 	}
-	e.Active = e.RequestRate > spec.ActivationRequestRate
+	e.Active = e.RequestRate > settings.ActivationRequestRate
 	return e, nil
 }
 

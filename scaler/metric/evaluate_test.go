@@ -1,4 +1,4 @@
-package scaler
+package metric
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 // Measurements whose utilisation overflows a float are refused with both
 // values named, rather than reported to the HPA as +Inf.
 func TestOutOfRangeMeasurementsAreRefused(t *testing.T) {
-	spec, err := ParseMetadata("shop", "so", map[string]string{"workload": "web", "window": "5", "history": "5"}, "http://prometheus.monitoring:9090")
+	spec, err := ParseSettings(map[string]string{"window": "5", "history": "5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,31 +40,11 @@ func TestOutOfRangeMeasurementsAreRefused(t *testing.T) {
 	}
 }
 
-// The protocol's integer fields hold a metric to int64's range instead of
-// an undefined conversion.
-func TestWholeMetricHoldsToInt64(t *testing.T) {
-	for _, tc := range []struct {
-		v    float64
-		want int64
-	}{
-		{74.5, 75},
-		{0.4, 0},
-		{1e302, math.MaxInt64},
-		{math.Inf(1), math.MaxInt64},
-		{-1e302, math.MinInt64},
-		{math.NaN(), 0},
-	} {
-		if got := wholeMetric(tc.v); got != tc.want {
-			t.Errorf("wholeMetric(%v) = %d, want %d", tc.v, got, tc.want)
-		}
-	}
-}
-
 // Offered load, worked by hand. Ten samples: 20 requests per second served
 // and arriving at 0.2 cores (10 ms each) on a request of 0.5 cores: 40%.
 // Then a backlog.
 func TestOfferedUtilizationPricesArrivalsAtTheUnbackloggedCost(t *testing.T) {
-	spec, err := ParseMetadata("shop", "so", map[string]string{"workload": "web", "window": "10", "history": "1"}, "http://prometheus.monitoring:9090")
+	spec, err := ParseSettings(map[string]string{"window": "10", "history": "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
