@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/loadtest/workload"
 )
@@ -180,7 +181,7 @@ func findTrace(file, dir, traceDir string) (string, error) {
 
 // Run simulates every selected run of a scenario and returns the results
 // in the scenario's run order.
-func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
+func Run(l Loaded, opts Options) ([]*outcome.Result, error) {
 	sc := *l.Scenario
 	if opts.Seed != nil {
 		sc.Seed = *opts.Seed
@@ -208,7 +209,7 @@ func Run(l Loaded, opts Options) ([]*emulator.Result, error) {
 	if parallel < 1 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	results := make([]*emulator.Result, len(runs))
+	results := make([]*outcome.Result, len(runs))
 	errs := make([]error, len(runs))
 	if opts.Progress != nil {
 		for _, run := range runs {

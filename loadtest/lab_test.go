@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/report"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/traffic"
@@ -25,7 +26,7 @@ func mustLoad(t testing.TB, name string) Loaded {
 	return l
 }
 
-func jsonReport(t *testing.T, results []*emulator.Result) []byte {
+func jsonReport(t *testing.T, results []*outcome.Result) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := report.JSON(&b, results); err != nil {

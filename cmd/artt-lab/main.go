@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/artt-dev/artt/loadtest"
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/report"
 )
 
@@ -150,7 +150,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 	// the valid ones still run.
 	good, bad := loadAndCheck(scenarios, opts.traceDir, stderr)
 	var names []string
-	var all [][]*emulator.Result
+	var all [][]*outcome.Result
 	for _, c := range good {
 		results, err := runOne(c.l, opts, stdout, stderr)
 		if err != nil {
@@ -172,7 +172,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 }
 
 // runOne runs one checked scenario and writes its reports.
-func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*emulator.Result, error) {
+func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*outcome.Result, error) {
 	o := loadtest.Options{TraceDir: opts.traceDir, Parallel: opts.parallel}
 	o.Emulator.PolicyDraw = opts.policyDraw
 	if opts.seed >= 0 {
@@ -224,7 +224,7 @@ func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*e
 
 // readReplay reads --replay-tables for the one run --policies names by
 // its label (a table log is one run's) and returns that label.
-func readReplay(path string, l loadtest.Loaded, selected []string) (string, []emulator.TableChange, error) {
+func readReplay(path string, l loadtest.Loaded, selected []string) (string, []outcome.TableChange, error) {
 	var matched []string
 	for _, r := range l.Scenario.Runs {
 		if slices.Contains(selected, r.Label()) {
@@ -239,7 +239,7 @@ func readReplay(path string, l loadtest.Loaded, selected []string) (string, []em
 		return "", nil, fmt.Errorf("--replay-tables: %w", err)
 	}
 	defer f.Close()
-	tables, err := emulator.ReadTableChanges(f)
+	tables, err := outcome.ReadTableChanges(f)
 	if err != nil {
 		return "", nil, fmt.Errorf("--replay-tables %s: %w", path, err)
 	}
@@ -248,7 +248,7 @@ func readReplay(path string, l loadtest.Loaded, selected []string) (string, []em
 
 // writeSummary puts the cross-scenario table into a Markdown file's
 // summary block; nothing is written if the block is missing.
-func writeSummary(path string, names []string, all [][]*emulator.Result) error {
+func writeSummary(path string, names []string, all [][]*outcome.Result) error {
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("--summary: %w", err)
@@ -264,7 +264,7 @@ func writeSummary(path string, names []string, all [][]*emulator.Result) error {
 	return os.WriteFile(path, []byte(out), 0o644)
 }
 
-func write(l loadtest.Loaded, results []*emulator.Result, took time.Duration, opts *runOptions, stdout io.Writer) error {
+func write(l loadtest.Loaded, results []*outcome.Result, took time.Duration, opts *runOptions, stdout io.Writer) error {
 	dir := filepath.Join(opts.out, l.Scenario.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -1,23 +1,10 @@
 package emulator
 
-import "math"
+import (
+	"math"
 
-// StepCapacity is how soon after a step up in the workload an autoscaled
-// component had the ready replicas its new demand needs.
-type StepCapacity struct {
-	// At is the step's time in seconds; Rate the external rate after it.
-	At, Rate  float64
-	Component string
-	// Needed is the ready pods whose CPU requests cover the step's demand:
-	// rate × calls per external request × CPU per request on a node of
-	// mean speed ÷ the CPU request, rounded up. It is the same count for
-	// every run, whatever its target: the CPU the scheduler guarantees the
-	// pods is what the demand needs.
-	Needed int
-	// Seconds is the time from the step until that many pods were ready;
-	// NaN when it never happened within the run.
-	Seconds float64
-}
+	"github.com/artt-dev/artt/loadtest/outcome"
+)
 
 // watchCapacity lists, for an autoscaled run over a steps workload, every
 // step up and autoscaled component, and schedules a look at each step.
@@ -37,7 +24,7 @@ func (e *Emulator) watchCapacity() {
 			}
 			cpu := e.rate.Values[i] * visits[c] * c.spec.CPUPerRequest.Seconds() * invSpeed
 			needed := int(math.Ceil(cpu / c.spec.CPURequest))
-			e.res.res.Capacity = append(e.res.res.Capacity, StepCapacity{
+			e.res.res.Capacity = append(e.res.res.Capacity, outcome.StepCapacity{
 				At: e.rate.Starts[i], Rate: e.rate.Values[i], Component: c.spec.Name, Needed: needed, Seconds: math.NaN(),
 			})
 		}

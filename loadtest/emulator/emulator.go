@@ -37,6 +37,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/loadtest/workload"
 	"github.com/artt-dev/artt/traffic"
@@ -88,7 +89,7 @@ type Emulator struct {
 	allocated func(at float64, a traffic.Allocation)
 	// replayed, when set, are the routing tables in force instead of the
 	// run's policy's (replay.go).
-	replayed  []TableChange
+	replayed  []outcome.TableChange
 	eventsRun int64
 	hops      int64
 	crossHops int64
@@ -117,7 +118,7 @@ type Options struct {
 	// Replay, when set, are the routing tables the run has, in force at
 	// their times, in place of its policy's: the lab given the tables a
 	// live run had. The run's balancer inside a locality is unchanged.
-	Replay []TableChange
+	Replay []outcome.TableChange
 	// PolicyDraw selects another draw of the policies' own random stream
 	// (balancers' picks, probes' jitter, placement's ties) on the same
 	// requests; 0 is the seed's. A live run's picks are one more draw, so
@@ -210,7 +211,7 @@ func (e *Emulator) hop(from, to *node, rng *rand.Rand) float64 {
 }
 
 // Run simulates the scenario and returns its result.
-func (e *Emulator) Run() (*Result, error) {
+func (e *Emulator) Run() (*outcome.Result, error) {
 	e.q.push(event{at: e.rate.Next(0, e.arrivals), kind: evArrival})
 	e.q.push(event{at: e.sc.Control.SampleInterval.Seconds(), kind: evSample})
 	if e.policy != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
@@ -71,7 +72,7 @@ func TestGRPCRoundRobinIsARandomSplitOverLocalities(t *testing.T) {
 // random split's M/M/1 (5 ms at ρ = 0.8); under the user's ROUND_ROBIN there
 // is nothing to hand over to.
 func TestOnGRPCATableBringsItsOwnRoundRobin(t *testing.T) {
-	run := func(routing, lb string) *Result {
+	run := func(routing, lb string) *outcome.Result {
 		sc := spreadOver(4, 0.8, 200_000, scenario.DataPlaneGRPC)
 		sc.Control.SampleInterval = scenario.Duration{Duration: time.Second}
 		sc.Control.TrafficCycle = scenario.Duration{Duration: 5 * time.Second}

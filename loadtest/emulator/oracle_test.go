@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/loadtest/workload"
 )
@@ -37,7 +38,7 @@ runs: [{routing: least-request, autoscaling: %s, cpuTarget: 50%s}]
 	return sc
 }
 
-func readyAt(t *testing.T, r *Result, at float64) int {
+func readyAt(t *testing.T, r *outcome.Result, at float64) int {
 	t.Helper()
 	for _, p := range r.Series {
 		if p.T == at {
@@ -52,7 +53,7 @@ func readyAt(t *testing.T, r *Result, at float64) int {
 var tenStep = workload.Rate{Starts: []float64{0, 300}, Values: []float64{50, 500}}
 
 // wantReady checks the backend's ready pods at each sample time of want.
-func wantReady(t *testing.T, r *Result, want map[float64]int) {
+func wantReady(t *testing.T, r *outcome.Result, want map[float64]int) {
 	t.Helper()
 	for at, n := range want {
 		if got := readyAt(t, r, at); got != n {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/loadtest/workload"
 )
@@ -55,20 +56,20 @@ func single(workers int, limit float64, lambda, mu float64, requests int) *scena
 		requests: requests, routing: "random", seed: 7, warmup: 0.02}.scenario()
 }
 
-func runQueue(t *testing.T, sc *scenario.Scenario) *Result {
+func runQueue(t *testing.T, sc *scenario.Scenario) *outcome.Result {
 	t.Helper()
 	return runAtRate(t, sc, workload.Constant(sc.Workload.Rate))
 }
 
 // runAtRate runs the scenario's first run under the given arrival rate.
-func runAtRate(t *testing.T, sc *scenario.Scenario, rate workload.Rate) *Result {
+func runAtRate(t *testing.T, sc *scenario.Scenario, rate workload.Rate) *outcome.Result {
 	t.Helper()
 	return runWith(t, sc, rate, Options{})
 }
 
 // runWith runs the scenario's first run under the given arrival rate and
 // options.
-func runWith(t *testing.T, sc *scenario.Scenario, rate workload.Rate, opts Options) *Result {
+func runWith(t *testing.T, sc *scenario.Scenario, rate workload.Rate, opts Options) *outcome.Result {
 	t.Helper()
 	e, err := New(sc, sc.Runs[0], rate, opts)
 	if err != nil {

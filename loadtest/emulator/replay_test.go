@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/loadtest/workload"
 )
@@ -24,7 +25,7 @@ func TestReplayedTablesRouteInPlaceOfThePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	half := sc.Duration.Seconds() / 2
-	replay := []TableChange{
+	replay := []outcome.TableChange{
 		{AtS: -3, Component: "s", Rows: map[string]map[string]uint32{"n0": {"n1": 75, "n2": 25}}},
 		{AtS: half, Component: "s"},
 	}
@@ -50,7 +51,7 @@ func TestReplayedTablesRouteInPlaceOfThePolicy(t *testing.T) {
 // A replayed table naming a node the scenario lacks is refused, naming it.
 func TestAReplayedTableNamesTheScenariosNodes(t *testing.T) {
 	sc := spreadOver(2, 0.2, 1000, scenario.DataPlaneGRPC)
-	bad := []TableChange{{Component: "s", Rows: map[string]map[string]uint32{"n0": {"elsewhere": 100}}}}
+	bad := []outcome.TableChange{{Component: "s", Rows: map[string]map[string]uint32{"n0": {"elsewhere": 100}}}}
 	_, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), Options{Replay: bad})
 	if err == nil || !strings.Contains(err.Error(), `"elsewhere"`) {
 		t.Errorf("error %v, want one naming the node \"elsewhere\"", err)
@@ -63,11 +64,11 @@ func TestAReplayedTableNamesTheScenariosNodes(t *testing.T) {
 func TestAPolicyDrawKeepsTheRequests(t *testing.T) {
 	sc := spreadOver(4, 0.5, 40_000, scenario.DataPlaneGRPC)
 	sc.Control.SampleInterval = scenario.Duration{Duration: time.Second}
-	run := func(draw uint64) *Result {
+	run := func(draw uint64) *outcome.Result {
 		return runWith(t, sc, workload.Constant(sc.Workload.Rate), Options{PolicyDraw: draw})
 	}
 	a, b := run(0), run(1)
-	total := func(r *Result) (sum float64) {
+	total := func(r *outcome.Result) (sum float64) {
 		for _, p := range r.Pods {
 			sum += p.Utilization
 		}

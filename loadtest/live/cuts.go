@@ -3,7 +3,7 @@ package live
 import (
 	"math"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
@@ -12,7 +12,7 @@ import (
 // of the weight they sent it just before (the share a group past the
 // Degraded bar keeps at most): NaN when they never did, or when the run
 // had no tables.
-func CutTimes(sc *scenario.Scenario, tables []emulator.TableChange) []float64 {
+func CutTimes(sc *scenario.Scenario, tables []outcome.TableChange) []float64 {
 	out := make([]float64, len(sc.Events))
 	for i, ev := range sc.Events {
 		out[i] = math.NaN()
@@ -33,8 +33,8 @@ func CutTimes(sc *scenario.Scenario, tables []emulator.TableChange) []float64 {
 
 // weightTo is the weight every component's table in force at t (seconds)
 // sends to node's locality, summed over the callers' rows.
-func weightTo(tables []emulator.TableChange, node string, t float64) uint32 {
-	latest := map[string]emulator.TableChange{}
+func weightTo(tables []outcome.TableChange, node string, t float64) uint32 {
+	latest := map[string]outcome.TableChange{}
 	for _, tc := range tables {
 		if tc.AtS <= t {
 			latest[tc.Component] = tc

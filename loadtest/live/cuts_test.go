@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
@@ -20,7 +20,7 @@ func TestCutTimesFromTheTablesInForce(t *testing.T) {
 	row := func(n1, n2 uint32) map[string]map[string]uint32 {
 		return map[string]map[string]uint32{locality("n1"): {locality("n1"): n1, locality("n2"): n2}}
 	}
-	tables := []emulator.TableChange{
+	tables := []outcome.TableChange{
 		{AtS: 0, Component: "a", Rows: row(50, 50)},
 		{AtS: 0, Component: "b", Rows: row(50, 50)},
 		{AtS: 31, Component: "a", Rows: row(70, 30)},   // n2: 80 of 100, not yet cut

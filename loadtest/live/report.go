@@ -9,23 +9,23 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/report"
 )
 
 // Comparison is a live run beside the lab's prediction for the same run of
 // the same file.
 type Comparison struct {
-	Live, Lab *emulator.Result
+	Live, Lab *outcome.Result
 	// LabSeeds are the lab's runs at the scenario's seed (Lab) and the
 	// next ones: the lab's own spread, against which one live run reads.
-	LabSeeds []*emulator.Result
+	LabSeeds []*outcome.Result
 	// Replayed are the lab at the scenario's seed given the routing tables
 	// the live run had in place of its own, over draws of its policies'
 	// random picks (nil when artt-traffic did not route it): the model's
 	// data plane and queues judged apart from what each side measured to
 	// write its tables, and the spread one run's picks leave.
-	Replayed []*emulator.Result
+	Replayed []*outcome.Result
 	Lag      Lag
 	CPU      []ComponentCPU
 	// Cuts are, per scenario event, the seconds from it to the tables'
@@ -34,13 +34,13 @@ type Comparison struct {
 }
 
 // labSpread is "min–max" of a value over the lab's seeds.
-func (c Comparison) labSpread(format string, value func(*emulator.Result) float64) string {
+func (c Comparison) labSpread(format string, value func(*outcome.Result) float64) string {
 	return spread(format, c.labRuns(), value)
 }
 
 // spread is "min–max" of a value over runs; a NaN (a capacity never
 // reached) is the highest, "never".
-func spread(format string, runs []*emulator.Result, value func(*emulator.Result) float64) string {
+func spread(format string, runs []*outcome.Result, value func(*outcome.Result) float64) string {
 	lo, hi, never := math.Inf(1), math.Inf(-1), false
 	for _, r := range runs {
 		v := value(r)
@@ -60,9 +60,9 @@ func spread(format string, runs []*emulator.Result, value func(*emulator.Result)
 }
 
 // labRuns are the lab's runs over its seeds, or its one run.
-func (c Comparison) labRuns() []*emulator.Result {
+func (c Comparison) labRuns() []*outcome.Result {
 	if len(c.LabSeeds) == 0 {
-		return []*emulator.Result{c.Lab}
+		return []*outcome.Result{c.Lab}
 	}
 	return c.LabSeeds
 }
@@ -85,7 +85,7 @@ func WriteReport(dir, title string, cs []Comparison) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: live beside the lab\n\n", title)
 	b.WriteString(ComparisonMarkdown(cs))
-	var lives []*emulator.Result
+	var lives []*outcome.Result
 	for _, c := range cs {
 		lives = append(lives, c.Live)
 	}
@@ -119,13 +119,13 @@ func ComparisonMarkdown(cs []Comparison) string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cs {
 		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %s | %.1f | %.1f | %d | %d | %s | %s | %s | %.0f |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, c.Ratio(),
-			c.labSpread("%.0f", func(r *emulator.Result) float64 { return r.P99Ms }),
+			c.labSpread("%.0f", func(r *outcome.Result) float64 { return r.P99Ms }),
 			c.Live.P50Ms, c.Lab.P50Ms, failures(c.Live), failures(c.Lab),
-			c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(failures(r)) }),
+			c.labSpread("%.0f", func(r *outcome.Result) float64 { return float64(failures(r)) }),
 			report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), c.Live.ReplicaSeconds)
 	}
-	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Live }), " < "),
-		strings.Join(Ranking(cs, func(c Comparison) *emulator.Result { return c.Lab }), " < "))
+	fmt.Fprintf(&b, "\nRanking by P99, live: %s; lab: %s.\n\n", strings.Join(Ranking(cs, func(c Comparison) *outcome.Result { return c.Live }), " < "),
+		strings.Join(Ranking(cs, func(c Comparison) *outcome.Result { return c.Lab }), " < "))
 	b.WriteString(ReplayedMarkdown(cs))
 	b.WriteString(EventsMarkdown(cs))
 	b.WriteString(ScalingMarkdown(cs))
@@ -160,7 +160,7 @@ func ReplayedMarkdown(cs []Comparison) string {
 		}
 		first := c.Replayed[0]
 		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f | %.2f | %s | %s | %s | %s |\n", c.Live.Run, c.Live.P99Ms, c.Lab.P99Ms, first.P99Ms, c.Live.P99Ms/first.P99Ms,
-			spread("%.0f", c.Replayed, func(r *emulator.Result) float64 { return r.P99Ms }),
+			spread("%.0f", c.Replayed, func(r *outcome.Result) float64 { return r.P99Ms }),
 			report.Percent(c.Live.UtilGap), report.Percent(c.Lab.UtilGap), report.Percent(first.UtilGap))
 	}
 	if b.Len() > 0 {
@@ -191,9 +191,9 @@ func EventsMarkdown(cs []Comparison) string {
 			}
 			fmt.Fprintf(&b, "| %.0fs %s | %s | %d of %d | %d of %d | %s | %s | %s | %s | %s |\n", ev.At, ev.Description, c.Live.Run,
 				live.Lost, live.Started, lab.Lost, lab.Started,
-				c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(r.AfterEvents[e].Lost) }),
+				c.labSpread("%.0f", func(r *outcome.Result) float64 { return float64(r.AfterEvents[e].Lost) }),
 				milliseconds(live.P99Ms), milliseconds(lab.P99Ms),
-				c.labSpread("%.0f", func(r *emulator.Result) float64 { return r.AfterEvents[e].P99Ms }), cut)
+				c.labSpread("%.0f", func(r *outcome.Result) float64 { return r.AfterEvents[e].P99Ms }), cut)
 		}
 	}
 	b.WriteString("\n")
@@ -225,9 +225,9 @@ func ScalingMarkdown(cs []Comparison) string {
 			}
 			lab := c.Lab.Capacity[i]
 			fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %d | %s | %s | %s | %d | %d | %s | %d | %d | %s | %.0f | %.0f |\n", c.Live.Run, live.Component, live.At, live.Rate, live.Needed,
-				seconds(live.Seconds), seconds(lab.Seconds), c.labSpread("%.0f", func(r *emulator.Result) float64 { return r.Capacity[i].Seconds }),
-				peakReady(c.Live, live), peakReady(c.Lab, lab), c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(peakReady(r, r.Capacity[i])) }),
-				failures(c.Live), failures(c.Lab), c.labSpread("%.0f", func(r *emulator.Result) float64 { return float64(failures(r)) }),
+				seconds(live.Seconds), seconds(lab.Seconds), c.labSpread("%.0f", func(r *outcome.Result) float64 { return r.Capacity[i].Seconds }),
+				peakReady(c.Live, live), peakReady(c.Lab, lab), c.labSpread("%.0f", func(r *outcome.Result) float64 { return float64(peakReady(r, r.Capacity[i])) }),
+				failures(c.Live), failures(c.Lab), c.labSpread("%.0f", func(r *outcome.Result) float64 { return float64(failures(r)) }),
 				c.Live.ReplicaSeconds, c.Lab.ReplicaSeconds)
 		}
 	}
@@ -239,7 +239,7 @@ func ScalingMarkdown(cs []Comparison) string {
 
 // peakReady is the most Ready pods of a step's component at a sample
 // after the step.
-func peakReady(r *emulator.Result, s emulator.StepCapacity) int {
+func peakReady(r *outcome.Result, s outcome.StepCapacity) int {
 	peak := 0
 	for _, p := range r.Series {
 		if p.T > s.At {
@@ -278,7 +278,7 @@ func WriteSummary(path, scenario, heading string, cs []Comparison) error {
 }
 
 // Ranking is the runs' labels from the lowest P99 to the highest.
-func Ranking(cs []Comparison, pick func(Comparison) *emulator.Result) []string {
+func Ranking(cs []Comparison, pick func(Comparison) *outcome.Result) []string {
 	sorted := slices.Clone(cs)
 	slices.SortStableFunc(sorted, func(a, b Comparison) int {
 		x, y := pick(a).P99Ms, pick(b).P99Ms
@@ -297,7 +297,7 @@ func Ranking(cs []Comparison, pick func(Comparison) *emulator.Result) []string {
 	return out
 }
 
-func failures(r *emulator.Result) int64 { return r.Timeouts + r.Errors }
+func failures(r *outcome.Result) int64 { return r.Timeouts + r.Errors }
 
 // PrintSummary writes one line per run: live and lab P99 and their ratio.
 func PrintSummary(w io.Writer, cs []Comparison) {
@@ -308,7 +308,7 @@ func PrintSummary(w io.Writer, cs []Comparison) {
 }
 
 // meanUtil is a component's mean pod utilisation in a result.
-func meanUtil(r *emulator.Result, component string) float64 {
+func meanUtil(r *outcome.Result, component string) float64 {
 	sum, n := 0.0, 0
 	for _, p := range r.Pods {
 		if p.Component == component {

@@ -7,10 +7,9 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
-	"github.com/artt-dev/artt/loadtest/live/loadgen"
-
 	"github.com/artt-dev/artt/internal/stats"
+	"github.com/artt-dev/artt/loadtest/live/loadgen"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // Result turns a run's measurements into the lab's result type, so the
@@ -18,19 +17,19 @@ import (
 // after the warm-up, their latency from the scheduled send time, the
 // pods' CPU utilisation over the measured window and its balance per
 // component, and the replica-seconds.
-func (h *Harness) Result(m *Measured) *emulator.Result {
+func (h *Harness) Result(m *Measured) *outcome.Result {
 	sc := h.Plan.Scenario
-	r := &emulator.Result{Scenario: sc.Name, Run: m.Run.Label(), Seed: sc.Seed, Routing: m.Run.Routing, Autoscaling: m.Run.Autoscaling,
+	r := &outcome.Result{Scenario: sc.Name, Run: m.Run.Label(), Seed: sc.Seed, Routing: m.Run.Routing, Autoscaling: m.Run.Autoscaling,
 		NetworkMs: math.NaN(), CrossNodeFraction: math.NaN()}
 	warmup, timeoutMs := sc.Warmup.Seconds(), float64(sc.Workload.Timeout.Milliseconds())
-	r.AfterEvents = emulator.EventImpacts(sc.Events)
+	r.AfterEvents = outcome.EventImpacts(sc.Events)
 	for _, rec := range m.Records {
 		if rec.At < warmup {
 			continue
 		}
 		r.Requests++
 		ok := rec.Code == codes.OK && rec.LatencyMs <= timeoutMs
-		emulator.CountImpact(r.AfterEvents, rec.At, !ok, rec.LatencyMs)
+		outcome.CountImpact(r.AfterEvents, rec.At, !ok, rec.LatencyMs)
 		switch {
 		case ok:
 			r.Succeeded++
@@ -54,7 +53,7 @@ func (h *Harness) Result(m *Measured) *emulator.Result {
 		if to <= from {
 			continue
 		}
-		r.Pods = append(r.Pods, emulator.PodResult{Name: pod.Name, Component: pod.Component, Node: pod.Node, Seconds: to - from,
+		r.Pods = append(r.Pods, outcome.PodResult{Name: pod.Name, Component: pod.Component, Node: pod.Node, Seconds: to - from,
 			Utilization: m.CPU[pod.Name] / (pod.Limit * (to - from))})
 		r.ReplicaSeconds += to - from
 	}
@@ -95,13 +94,13 @@ func readyCounts(m *Measured) func(t float64) map[string]int {
 
 // series is the run sample interval by interval: the rate sent, the P99 of
 // the requests answered in it, the timeouts.
-func series(recs []loadgen.Record, interval, duration, timeoutMs float64, replicas func(t float64) map[string]int) []emulator.Point {
+func series(recs []loadgen.Record, interval, duration, timeoutMs float64, replicas func(t float64) map[string]int) []outcome.Point {
 	n := int(math.Ceil(duration / interval))
 	lat := make([][]float64, n)
-	pts := make([]emulator.Point, n)
+	pts := make([]outcome.Point, n)
 	for i := range pts {
 		t := float64(i+1) * interval
-		pts[i] = emulator.Point{T: t, P99Ms: math.NaN(), Replicas: replicas(t)}
+		pts[i] = outcome.Point{T: t, P99Ms: math.NaN(), Replicas: replicas(t)}
 	}
 	for _, rec := range recs {
 		i := min(int(rec.At/interval), n-1)
@@ -174,7 +173,7 @@ func (h *Harness) CPUPerRequest(m *Measured) []ComponentCPU {
 // Capacity is, for each of the lab's steps up (the same step, component
 // and count of pods needed), how soon after it the live run had that many
 // Ready pods; NaN when it never did.
-func Capacity(m *Measured, lab []emulator.StepCapacity) []emulator.StepCapacity {
+func Capacity(m *Measured, lab []outcome.StepCapacity) []outcome.StepCapacity {
 	ready := readyCounts(m)
 	out := slices.Clone(lab)
 	for i := range out {

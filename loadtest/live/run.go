@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live/backend"
 	"github.com/artt-dev/artt/loadtest/live/loadgen"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
@@ -88,7 +88,7 @@ type Measured struct {
 	Started time.Time
 	// Tables are the routing tables artt-traffic put in force, with their
 	// times since Started (nil when it did not route the run).
-	Tables []emulator.TableChange
+	Tables []outcome.TableChange
 }
 
 // Run carries the plan's run i with its real balancer and returns what it

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live/backend"
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/traffic/controller"
 )
@@ -97,16 +97,16 @@ func NodeOfLocality(loc string) string { return strings.TrimPrefix(loc, locality
 
 // finish stops the watch and returns the tables with their times since
 // the load started, writing them to path as JSON lines.
-func (l *tableLog) finish(started time.Time, path string) ([]emulator.TableChange, error) {
+func (l *tableLog) finish(started time.Time, path string) ([]outcome.TableChange, error) {
 	l.stop()
 	if err := <-l.done; err != nil {
 		return nil, err
 	}
-	out := make([]emulator.TableChange, 0, len(l.changes))
+	out := make([]outcome.TableChange, 0, len(l.changes))
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	for _, ch := range l.changes {
-		tc := emulator.TableChange{AtS: ch.at.Sub(started).Seconds(), Component: ch.component, Rows: ch.rows}
+		tc := outcome.TableChange{AtS: ch.at.Sub(started).Seconds(), Component: ch.component, Rows: ch.rows}
 		out = append(out, tc)
 		if err := enc.Encode(tc); err != nil {
 			return nil, err

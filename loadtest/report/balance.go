@@ -12,14 +12,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // balance writes one panel per component: a horizontal box per run over
 // that component's pods' mean CPU utilisation, the pods as dots. Pods of
 // different components differ by design; HEART's claim, and the report's
 // balance figures, are about one component's replicas.
-func balance(path, title string, results []*emulator.Result) error {
+func balance(path, title string, results []*outcome.Result) error {
 	comps := componentsOf(results)
 	if len(comps) == 0 {
 		comps = []string{""}
@@ -61,7 +61,7 @@ func balance(path, title string, results []*emulator.Result) error {
 }
 
 // componentsOf is the components of the runs, in the scenario's order.
-func componentsOf(results []*emulator.Result) []string {
+func componentsOf(results []*outcome.Result) []string {
 	var out []string
 	for _, r := range results {
 		for _, p := range r.Pods {
@@ -76,7 +76,7 @@ func componentsOf(results []*emulator.Result) []string {
 // balancePanel is one component's panel, and its boxes by run (nil where a
 // run measured no pod of it). A box spans the pods the report's balance
 // counts: those that lived at least PodMinSeconds.
-func balancePanel(component string, results []*emulator.Result) (*plot.Plot, []*plotter.BoxPlot, error) {
+func balancePanel(component string, results []*outcome.Result) (*plot.Plot, []*plotter.BoxPlot, error) {
 	p := newPlot(component, "utilisation (%)", "")
 	boxes := make([]*plotter.BoxPlot, len(results))
 	var names []string

@@ -8,14 +8,14 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // latencyCCDF: the fraction of successful requests slower than each
 // latency, log–log, so the P99 and the P99.9 are read off the picture
 // where a CDF squeezes them into its top pixel row. Dashed lines mark the
 // fractions 1% (P99) and 0.1% (P99.9).
-func latencyCCDF(title string, results []*emulator.Result) (*plot.Plot, error) {
+func latencyCCDF(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": latency tail (successful requests)", "latency (ms, log scale)", "fraction slower (log scale)")
 	p.Legend.Top, p.Legend.Left = false, true // the curves leave the lower left empty
 	drawn := false

@@ -10,15 +10,15 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // costP99 plots replica-seconds against P99: each sweep's frontier (its
 // lower envelope) as a line over its runs as small points, the floor as a
 // horizontal line, and each autoscaler as a labelled point.
-func costP99(title string, results []*emulator.Result) (*plot.Plot, error) {
+func costP99(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": cost against P99 at equal cost (lines: each sweep's frontier)", "cost (replica-seconds)", "P99 (ms)")
-	drawn, err := costPlot(p, results, P99, func(r *emulator.Result) float64 { return r.P99Ms }, FloorP99(results))
+	drawn, err := costPlot(p, results, P99, func(r *outcome.Result) float64 { return r.P99Ms }, FloorP99(results))
 	if err == nil && drawn && p.Y.Min > 0 && p.Y.Max/p.Y.Min >= 10 {
 		// Sweeps and the floor can lie an order of magnitude apart. Within
 		// one decade a log axis has no labelled tick, so it stays linear.
@@ -29,7 +29,7 @@ func costP99(title string, results []*emulator.Result) (*plot.Plot, error) {
 }
 
 // costSuccess plots replica-seconds against the success rate.
-func costSuccess(title string, results []*emulator.Result) (*plot.Plot, error) {
+func costSuccess(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": cost against success at equal cost (lines: each sweep's frontier)", "cost (replica-seconds)", "requests answered in time (%)")
 	success := func(fp FrontierPoint) float64 { return -100 * fp.Success } // lower is better on the envelope
 	floor := math.NaN()
@@ -38,7 +38,7 @@ func costSuccess(title string, results []*emulator.Result) (*plot.Plot, error) {
 			floor = 100 * r.SuccessRate
 		}
 	}
-	_, err := costPlot(p, results, success, func(r *emulator.Result) float64 { return 100 * r.SuccessRate }, floor)
+	_, err := costPlot(p, results, success, func(r *outcome.Result) float64 { return 100 * r.SuccessRate }, floor)
 	return p, err
 }
 
@@ -51,7 +51,7 @@ var sweepColors = []color.Color{
 
 // costPlot draws the frontiers, the floor and the autoscalers on p, and
 // reports whether it drew any value (all of them positive).
-func costPlot(p *plot.Plot, results []*emulator.Result, measure func(FrontierPoint) float64, value func(*emulator.Result) float64, floor float64) (bool, error) {
+func costPlot(p *plot.Plot, results []*outcome.Result, measure func(FrontierPoint) float64, value func(*outcome.Result) float64, floor float64) (bool, error) {
 	// Plot values are positive: measures that negate for the envelope are
 	// turned back.
 	shown := func(fp FrontierPoint) float64 { return math.Abs(measure(fp)) }

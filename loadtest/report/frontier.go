@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // Frontier is the plain HPA's cost–latency frontier: the runs of a CPU
@@ -43,10 +43,10 @@ func allSweeps() []SweepName { return slices.Concat(Sweeps, Limits) }
 
 // NewFrontier collects the HPA sweep's runs of results (nil when fewer
 // than two).
-func NewFrontier(results []*emulator.Result) *Frontier { return NewSweep(results, "hpa-cpu") }
+func NewFrontier(results []*outcome.Result) *Frontier { return NewSweep(results, "hpa-cpu") }
 
 // NewSweep collects the runs of one sweep (nil when fewer than two).
-func NewSweep(results []*emulator.Result, sweep string) *Frontier {
+func NewSweep(results []*outcome.Result, sweep string) *Frontier {
 	var f Frontier
 	for _, r := range results {
 		if r.Frontier && r.Sweep == sweep {
@@ -159,7 +159,7 @@ func (s Standing) String() string {
 }
 
 // FloorP99 is the P99 of the scenario's floor run (NaN without one).
-func FloorP99(results []*emulator.Result) float64 {
+func FloorP99(results []*outcome.Result) float64 {
 	for _, r := range results {
 		if r.Floor {
 			return r.P99Ms
@@ -171,7 +171,7 @@ func FloorP99(results []*emulator.Result) float64 {
 // ExcessRatio is a run's P99 excess over the floor against the frontier's
 // at equal cost: (P99 − floor) ÷ (frontier P99 − floor). NaN without a
 // floor or outside the sweep's costs.
-func (f *Frontier) ExcessRatio(r *emulator.Result, floor float64) float64 {
+func (f *Frontier) ExcessRatio(r *outcome.Result, floor float64) float64 {
 	fp, ok := f.At(r.ReplicaSeconds, P99)
 	if !ok || math.IsNaN(floor) || fp <= floor {
 		return math.NaN()
@@ -181,7 +181,7 @@ func (f *Frontier) ExcessRatio(r *emulator.Result, floor float64) float64 {
 
 // judged reports whether a run is compared with the frontiers: autoscaled,
 // and neither a sweep's own run nor the floor.
-func judged(r *emulator.Result) bool {
+func judged(r *outcome.Result) bool {
 	return !r.Frontier && !r.Floor && r.Autoscaling != "none" && r.Autoscaling != ""
 }
 

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // A figure is one file: a plot of one group of runs, or of the whole
@@ -31,7 +31,7 @@ type figure struct {
 // and, when the runs include a sweep, cost-p99.png and cost-success.png
 // (every sweep's frontier, the floor, each autoscaler). title names the
 // scenario and its seed.
-func Plots(dir, title string, results []*emulator.Result) ([]string, error) {
+func Plots(dir, title string, results []*outcome.Result) ([]string, error) {
 	var figs []figure
 	for _, g := range groups(results) {
 		figs = append(figs,
@@ -102,14 +102,14 @@ func writePNG(img *vgimg.Canvas, path string) error {
 // group is runs that answer one question.
 type group struct {
 	name, caption string
-	runs          []*emulator.Result
+	runs          []*outcome.Result
 }
 
 // groups splits the runs: routing runs (no autoscaler), and autoscaled
 // runs with the floor as their reference. Sweep runs are drawn only on the
 // cost plots, as frontiers: a figure of every sweep point's curve has more
 // series than a reader can tell apart.
-func groups(results []*emulator.Result) []group {
+func groups(results []*outcome.Result) []group {
 	routing := group{name: "routing", caption: "routing runs (fixed replicas)"}
 	scaled := group{name: "autoscaling", caption: "autoscaled runs"}
 	for _, r := range results {
@@ -130,7 +130,7 @@ func groups(results []*emulator.Result) []group {
 	return out
 }
 
-func hasSweep(results []*emulator.Result) bool {
+func hasSweep(results []*outcome.Result) bool {
 	for _, s := range allSweeps() {
 		if NewSweep(results, s.Sweep) != nil {
 			return true

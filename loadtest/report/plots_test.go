@@ -4,13 +4,13 @@ import (
 	"math"
 	"testing"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // The tail plot's curve crosses 1% at the report's P99: the point drawn at
 // the P99 has the fraction of requests the P99 leaves slower.
 func TestCCDFAtTheP99IsTheReportsP99(t *testing.T) {
-	r := &emulator.Result{}
+	r := &outcome.Result{}
 	for i := 1; i <= 1000; i++ {
 		r.LatenciesMs = append(r.LatenciesMs, float64(i))
 	}
@@ -38,7 +38,7 @@ func TestCCDFAtTheP99IsTheReportsP99(t *testing.T) {
 // counts: its box's extremes are the component's max and min, so their
 // gap is the report's max − min.
 func TestBalanceBoxesAreTheReportsPerComponentFigures(t *testing.T) {
-	r := &emulator.Result{Run: "artt", Pods: []emulator.PodResult{
+	r := &outcome.Result{Run: "artt", Pods: []outcome.PodResult{
 		{Name: "a-0", Component: "a", Seconds: 60, Utilization: 0.40},
 		{Name: "a-1", Component: "a", Seconds: 60, Utilization: 0.55},
 		{Name: "a-2", Component: "a", Seconds: 60, Utilization: 0.47},
@@ -48,7 +48,7 @@ func TestBalanceBoxesAreTheReportsPerComponentFigures(t *testing.T) {
 	}}
 	r.SummarizePods([]string{"a", "b"}, 15)
 	for _, c := range r.Components {
-		_, boxes, err := balancePanel(c.Component, []*emulator.Result{r})
+		_, boxes, err := balancePanel(c.Component, []*outcome.Result{r})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,18 +10,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
-func results() []*emulator.Result {
-	return []*emulator.Result{
+func results() []*outcome.Result {
+	return []*outcome.Result{
 		{Scenario: "s", Run: "heart", Seed: 3, Requests: 100, Succeeded: 98, Timeouts: 2, SuccessRate: 0.98,
 			MeanMs: 12.5, P50Ms: 10, P90Ms: 20, P99Ms: 40, P999Ms: 50, LatenciesMs: []float64{5, 10, 20, 40, 50},
-			UtilMean: 0.5, UtilGap: 0.1, UtilRatio: 1.08, ReplicaSeconds: 600, Pods: []emulator.PodResult{{Name: "a-0", Utilization: 0.5}},
-			Series: []emulator.Point{{T: 15, Rate: 10, P99Ms: 40, Replicas: map[string]int{"a": 2}}}},
+			UtilMean: 0.5, UtilGap: 0.1, UtilRatio: 1.08, ReplicaSeconds: 600, Pods: []outcome.PodResult{{Name: "a-0", Utilization: 0.5}},
+			Series: []outcome.Point{{T: 15, Rate: 10, P99Ms: 40, Replicas: map[string]int{"a": 2}}}},
 		{Scenario: "s", Run: "random", Seed: 3, Requests: 100, Timeouts: 100, MeanMs: math.NaN(), P50Ms: math.NaN(),
 			P90Ms: math.NaN(), P99Ms: math.NaN(), P999Ms: math.NaN(), UtilMean: 0.9, UtilMin: math.NaN(),
-			Series: []emulator.Point{{T: 15, Rate: 10, P99Ms: math.NaN(), Replicas: map[string]int{"a": 2}}}},
+			Series: []outcome.Point{{T: 15, Rate: 10, P99Ms: math.NaN(), Replicas: map[string]int{"a": 2}}}},
 	}
 }
 
@@ -82,11 +82,11 @@ func TestPlotsWritePNGs(t *testing.T) {
 	}
 }
 
-func sweepResults() []*emulator.Result {
-	pt := func(run string, cost, p99 float64, timeouts int64) *emulator.Result {
-		return &emulator.Result{Run: run, Frontier: true, Autoscaling: "hpa-cpu", Sweep: "hpa-cpu", ReplicaSeconds: cost, P99Ms: p99, Timeouts: timeouts, SuccessRate: 1}
+func sweepResults() []*outcome.Result {
+	pt := func(run string, cost, p99 float64, timeouts int64) *outcome.Result {
+		return &outcome.Result{Run: run, Frontier: true, Autoscaling: "hpa-cpu", Sweep: "hpa-cpu", ReplicaSeconds: cost, P99Ms: p99, Timeouts: timeouts, SuccessRate: 1}
 	}
-	return []*emulator.Result{
+	return []*outcome.Result{
 		pt("hpa-90", 1000, 400, 50),
 		pt("hpa-80", 1200, 450, 40), // worse and dearer than hpa-90: off the envelope
 		pt("hpa-70", 1400, 200, 10),
@@ -166,7 +166,7 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 	}
 	// With a floor of 80 ms the excess is (120 − 80) ÷ (150 − 80) = 0.57 of
 	// the frontier's at 1700 replica-seconds.
-	withFloor := append(sweepResults(), &emulator.Result{Run: "floor", Autoscaling: "none", Floor: true, ReplicaSeconds: 5000, P99Ms: 80, SuccessRate: 1})
+	withFloor := append(sweepResults(), &outcome.Result{Run: "floor", Autoscaling: "none", Floor: true, ReplicaSeconds: 5000, P99Ms: 80, SuccessRate: 1})
 	if got := f.ExcessRatio(withFloor[4], FloorP99(withFloor)); math.Abs(got-40.0/70) > 1e-9 {
 		t.Errorf("excess ratio %v, want 40/70", got)
 	}
@@ -187,8 +187,8 @@ func TestSummaryGoesBetweenTheMarkers(t *testing.T) {
 	var table bytes.Buffer
 	// A run cheaper than the whole sweep with a shorter tail than its best
 	// has no ratio, and the summary says it dominates.
-	rs := append(sweepResults(), &emulator.Result{Run: "lean", Autoscaling: "artt", ReplicaSeconds: 900, P99Ms: 90, SuccessRate: 1})
-	if err := Summary(&table, []string{"s"}, [][]*emulator.Result{rs}); err != nil {
+	rs := append(sweepResults(), &outcome.Result{Run: "lean", Autoscaling: "artt", ReplicaSeconds: 900, P99Ms: 90, SuccessRate: 1})
+	if err := Summary(&table, []string{"s"}, [][]*outcome.Result{rs}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(table.String(), "| s | artt-hpa | 120 | 100.0% | 0 | 0.0% | – | 0.80 |") || strings.Contains(table.String(), "hpa-90") ||
@@ -219,9 +219,9 @@ func TestRoomAgainstTheOracleAtEqualCost(t *testing.T) {
 		run       string
 		cost, p99 float64
 	}{{"oracle-70", 1400, 60}, {"oracle-50", 2000, 40}} {
-		results = append(results, &emulator.Result{Run: o.run, Frontier: true, Autoscaling: "oracle", Sweep: "oracle", ReplicaSeconds: o.cost, P99Ms: o.p99, SuccessRate: 1})
+		results = append(results, &outcome.Result{Run: o.run, Frontier: true, Autoscaling: "oracle", Sweep: "oracle", ReplicaSeconds: o.cost, P99Ms: o.p99, SuccessRate: 1})
 	}
-	results = append(results, &emulator.Result{Run: "floor", Floor: true, P99Ms: 30, SuccessRate: 1})
+	results = append(results, &outcome.Result{Run: "floor", Floor: true, P99Ms: 30, SuccessRate: 1})
 	judgedRun := results[4]
 	room := RoomOf(judgedRun, NewFrontier(results), NewSweep(results, "oracle"), FloorP99(results))
 	if !room.OK || math.Abs(room.Ms-100) > 1e-9 || math.Abs(room.Fraction-100.0/120) > 1e-9 || math.Abs(room.Closed-0.3) > 1e-9 {

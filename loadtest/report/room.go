@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // Room is how much a scaler could still win at one cost: the HPA
@@ -30,7 +30,7 @@ const atTheLimit = 0.1
 
 // RoomOf measures run r's room against limit, with hpa the HPA's
 // frontier and floor the floor's P99.
-func RoomOf(r *emulator.Result, hpa, limit *Frontier, floor float64) Room {
+func RoomOf(r *outcome.Result, hpa, limit *Frontier, floor float64) Room {
 	room := Room{HPAP99: math.NaN(), LimitP99: math.NaN(), Ms: math.NaN(), Fraction: math.NaN(), Closed: math.NaN()}
 	if hpa == nil || limit == nil {
 		return room
@@ -57,7 +57,7 @@ func (r Room) AtTheLimit() bool { return r.OK && r.Fraction < atTheLimit }
 // roomTables writes, for scenarios with the HPA sweep and the oracles',
 // each judged run's room against every limit and its share closed, then
 // its failures against every frontier's at its cost.
-func roomTables(b *strings.Builder, results []*emulator.Result) {
+func roomTables(b *strings.Builder, results []*outcome.Result) {
 	hpa := NewFrontier(results)
 	if hpa == nil {
 		return
@@ -113,7 +113,7 @@ func roomText(r Room) string {
 
 // failuresTable writes each judged run's failures beside the HPA's, KPA's
 // and every limit's frontier at its cost.
-func failuresTable(b *strings.Builder, results []*emulator.Result, hpa *Frontier, limits []*Frontier, names []string) {
+func failuresTable(b *strings.Builder, results []*outcome.Result, hpa *Frontier, limits []*Frontier, names []string) {
 	fronts, heads := []*Frontier{hpa}, []string{"HPA"}
 	if kpa := NewSweep(results, "kpa"); kpa != nil {
 		fronts, heads = append(fronts, kpa), append(heads, "KPA")

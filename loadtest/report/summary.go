@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // SummaryBegin and SummaryEnd mark the block of a Markdown file that
@@ -23,7 +23,7 @@ const (
 // cost, and the share closed of the room to the oracles' frontiers (with and
 // without lookahead). The sweeps' own runs are left out (the scenario
 // reports list them).
-func Summary(w io.Writer, scenarios []string, results [][]*emulator.Result) error {
+func Summary(w io.Writer, scenarios []string, results [][]*outcome.Result) error {
 	var b strings.Builder
 	b.WriteString("| scenario | run | P99 ms | success | failed | cross-node calls | lost after events | P99 ÷ HPA frontier | excess ÷ HPA frontier's | oracle's room closed | no-lookahead room closed |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")

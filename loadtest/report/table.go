@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // Row is one run's summary.
@@ -38,7 +38,7 @@ type Row struct {
 }
 
 // Rows summarises results.
-func Rows(results []*emulator.Result) []Row {
+func Rows(results []*outcome.Result) []Row {
 	rows := make([]Row, len(results))
 	for i, r := range results {
 		rows[i] = Row{
@@ -71,7 +71,7 @@ func Percent(v float64) string {
 }
 
 // Markdown writes the side-by-side table.
-func Markdown(w io.Writer, title string, results []*emulator.Result) error {
+func Markdown(w io.Writer, title string, results []*outcome.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
 	b.WriteString("| run | requests | success | timeouts | errors | mean ms | P50 ms | P90 ms | P99 ms | P99.9 ms | CPU util mean | component util max–min | component util max/mean | replica-seconds | scaling events | cross-node calls | network ms |\n")
@@ -92,7 +92,7 @@ func Markdown(w io.Writer, title string, results []*emulator.Result) error {
 
 // equalCost writes each autoscaled run against every sweep's frontier at
 // its cost, and at its tail.
-func equalCost(b *strings.Builder, results []*emulator.Result) {
+func equalCost(b *strings.Builder, results []*outcome.Result) {
 	floor := FloorP99(results)
 	if !math.IsNaN(floor) {
 		fmt.Fprintf(b, "\nFloor: P99 %s ms with every autoscaled component at maxReplicas throughout, the tail no autoscaler removes. \"Excess ÷ frontier's\" is (P99 − floor) ÷ (frontier P99 − floor).\n", ms(floor))
@@ -105,7 +105,7 @@ func equalCost(b *strings.Builder, results []*emulator.Result) {
 }
 
 // equalCostTable is one sweep's equal-cost and equal-tail comparison.
-func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64, results []*emulator.Result) {
+func equalCostTable(b *strings.Builder, name string, f *Frontier, floor float64, results []*outcome.Result) {
 	fmt.Fprintf(b, "\nEqual cost against the %s sweep (", name)
 	for i, p := range f.Points {
 		if i > 0 {
@@ -146,8 +146,8 @@ func ratioOrDash(v float64) string {
 // timeToCapacity writes, per autoscaled run, how soon after each step up
 // the ready pods covered the new demand: each step, or over many steps
 // (a ramp) their mean and worst.
-func timeToCapacity(b *strings.Builder, results []*emulator.Result) {
-	var steps []emulator.StepCapacity
+func timeToCapacity(b *strings.Builder, results []*outcome.Result) {
+	var steps []outcome.StepCapacity
 	for _, r := range results {
 		if len(r.Capacity) > 0 {
 			steps = r.Capacity
@@ -218,7 +218,7 @@ func milliseconds(v float64) string {
 }
 
 // afterEvents writes what each injected event cost each run.
-func afterEvents(b *strings.Builder, results []*emulator.Result) {
+func afterEvents(b *strings.Builder, results []*outcome.Result) {
 	if len(results) == 0 || len(results[0].AfterEvents) == 0 {
 		return
 	}
@@ -237,7 +237,7 @@ func afterEvents(b *strings.Builder, results []*emulator.Result) {
 }
 
 // CSV writes one row per run.
-func CSV(w io.Writer, results []*emulator.Result) error {
+func CSV(w io.Writer, results []*outcome.Result) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"run", "requests", "success_rate", "timeouts", "errors", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "cpu_util_mean", "component_util_gap", "component_util_ratio", "replica_seconds", "scaling_events", "cross_node_fraction", "network_ms"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
@@ -252,7 +252,7 @@ func CSV(w io.Writer, results []*emulator.Result) error {
 
 // JSON writes the full report: per run its summary, time series, pods and
 // notes. Values with no data (NaN) are written as null.
-func JSON(w io.Writer, results []*emulator.Result) error {
+func JSON(w io.Writer, results []*outcome.Result) error {
 	if len(results) == 0 {
 		return nil
 	}

@@ -9,11 +9,11 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/artt-dev/artt/loadtest/emulator"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // p99OverTime: each run's P99 per sample interval, log scale.
-func p99OverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
+func p99OverTime(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": P99 latency per sample interval", "time (s)", "P99 of the interval's answers (ms, log scale)")
 	drawn := false
 	defer func() {
@@ -42,7 +42,7 @@ func p99OverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
 
 // replicasOverTime: each autoscaled run's ready replicas, with the
 // offered load scaled onto the same axis.
-func replicasOverTime(title string, results []*emulator.Result) (*plot.Plot, error) {
+func replicasOverTime(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": ready replicas (all components) and the offered load", "time (s)", "ready replicas")
 	maxRate, maxRep := 0.0, 0.0
 	for _, r := range results {
@@ -79,7 +79,7 @@ func replicasOverTime(title string, results []*emulator.Result) (*plot.Plot, err
 }
 
 // totalReplicas is the ready replicas of every component at a point.
-func totalReplicas(pt emulator.Point) int {
+func totalReplicas(pt outcome.Point) int {
 	total := 0
 	for _, n := range pt.Replicas {
 		total += n

@@ -28,6 +28,7 @@ import (
 	"github.com/artt-dev/artt/loadtest"
 	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 func main() {
@@ -168,8 +169,8 @@ const replayDraws = 5
 
 // replayTables runs the lab's run of that label at the scenario's seed,
 // given a live run's tables, over replayDraws draws of its own picks.
-func replayTables(plan *live.Plan, label string, tables []emulator.TableChange) ([]*emulator.Result, error) {
-	var out []*emulator.Result
+func replayTables(plan *live.Plan, label string, tables []outcome.TableChange) ([]*outcome.Result, error) {
+	var out []*outcome.Result
 	for draw := range uint64(replayDraws) {
 		results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, ByLabel: true, Emulator: emulator.Options{Replay: tables, PolicyDraw: draw}})
 		if err != nil {

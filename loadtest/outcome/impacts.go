@@ -1,4 +1,4 @@
-package emulator
+package outcome
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func EventImpacts(events []scenario.Event) []EventImpact {
 // latencyMs.
 func CountImpact(impacts []EventImpact, t float64, lost bool, latencyMs float64) {
 	for i := range impacts {
-		if ev := &impacts[i]; t >= ev.At && t < ev.At+impactWindow {
+		if ev := &impacts[i]; ev.holds(t) {
 			ev.Started++
 			if lost {
 				ev.Lost++
@@ -60,6 +60,32 @@ func CountImpact(impacts []EventImpact, t float64, lost bool, latencyMs float64)
 		}
 	}
 }
+
+// StartImpact counts a request started at t seconds into the run in the
+// window of every event that holds it, as lost until SucceedImpact says
+// otherwise (a request unanswered when the run ends is lost).
+func StartImpact(impacts []EventImpact, t float64) {
+	for i := range impacts {
+		if ev := &impacts[i]; ev.holds(t) {
+			ev.Started++
+			ev.Lost++
+		}
+	}
+}
+
+// SucceedImpact takes back the loss StartImpact counted for a request
+// started at t that succeeded in latencyMs.
+func SucceedImpact(impacts []EventImpact, t, latencyMs float64) {
+	for i := range impacts {
+		if ev := &impacts[i]; ev.holds(t) {
+			ev.Lost--
+			ev.latenciesMs = append(ev.latenciesMs, latencyMs)
+		}
+	}
+}
+
+// holds reports whether a request started at t is in the event's window.
+func (ev *EventImpact) holds(t float64) bool { return t >= ev.At && t < ev.At+impactWindow }
 
 // summarizeEvents sets each event's P99 (NaN when none succeeded).
 func summarizeEvents(impacts []EventImpact) {
