@@ -3,6 +3,8 @@ package traffic
 import (
 	"fmt"
 	"math"
+
+	"github.com/artt-dev/artt/graph"
 )
 
 // delayTable holds the measured node-to-node delays by node number, in a
@@ -23,14 +25,14 @@ type delayTable struct {
 // through the map that took a tenth of a second of a 500-node cycle.
 const denseDelayCells = 1 << 20
 
-func newDelayTable(nodes []Node, delays []Delay) (delayTable, error) {
+func newDelayTable(nodes []Node, delays []graph.Delay) (delayTable, error) {
 	return newDelayTableUpTo(nodes, delays, denseDelayCells)
 }
 
 // newDelayTableUpTo is newDelayTable with the dense limit given: dense up
 // to denseCells pairs, and beyond when the matrix is at most four times
 // the measurements.
-func newDelayTableUpTo(nodes []Node, delays []Delay, denseCells int) (delayTable, error) {
+func newDelayTableUpTo(nodes []Node, delays []graph.Delay, denseCells int) (delayTable, error) {
 	t := delayTable{ids: make(map[string]int32, len(nodes)), n: len(nodes)}
 	for i, n := range nodes {
 		t.ids[n.Name] = int32(i)

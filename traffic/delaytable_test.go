@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/artt-dev/artt/graph"
 )
 
 // TestDelayTableReadsAnyOrder builds the table from the same measurements
@@ -22,23 +24,23 @@ func TestDelayTableReadsAnyOrder(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 1))
 	want := map[[2]string]float64{}
-	var ordered []Delay
+	var ordered []graph.Delay
 	for _, from := range nodes {
 		for _, to := range nodes {
 			if from == to || rng.IntN(4) == 0 {
 				continue // no self pairs, and some pairs unmeasured
 			}
-			d := Delay{From: from.Name, To: to.Name, Ms: math.Round(rng.Float64()*1000) / 100}
+			d := graph.Delay{From: from.Name, To: to.Name, Ms: math.Round(rng.Float64()*1000) / 100}
 			ordered = append(ordered, d)
 			want[[2]string{d.From, d.To}] = d.Ms
 		}
 	}
-	shuffled := append([]Delay(nil), ordered...)
+	shuffled := append([]graph.Delay(nil), ordered...)
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	few := ordered[:len(ordered)/5] // few enough for a sparse table
 	for _, c := range []struct {
 		name       string
-		delays     []Delay
+		delays     []graph.Delay
 		denseCells int // the dense limit: 0 leaves only the four-times rule
 		wantSparse bool
 	}{
@@ -77,7 +79,7 @@ func TestDelayTableReadsAnyOrder(t *testing.T) {
 					t.Errorf("%s: %s → %s unmeasured but read %v", c.name, from.Name, to.Name, got)
 				}
 				if m := matrix[i*n+j]; (math.IsNaN(m) && ok) || (!math.IsNaN(m) && (!ok || m != got)) {
-					t.Errorf("%s: DelayMatrix %s → %s = %v; Delay says %v, %v", c.name, from.Name, to.Name, m, got, ok)
+					t.Errorf("%s: DelayMatrix %s → %s = %v; graph.Delay says %v, %v", c.name, from.Name, to.Name, m, got, ok)
 				}
 			}
 		}
@@ -89,12 +91,12 @@ func TestDelayTableReadsAnyOrder(t *testing.T) {
 func TestDelayTableNamesUnknownNodes(t *testing.T) {
 	nodes := []Node{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	for _, c := range []struct {
-		delays []Delay
+		delays []graph.Delay
 		field  string
 		value  string
 	}{
-		{[]Delay{{From: "a", To: "b", Ms: 1}, {From: "a", To: "x", Ms: 1}}, "delays[1].to", "x"},
-		{[]Delay{{From: "a", To: "b", Ms: 1}, {From: "a", To: "c", Ms: 1}, {From: "y", To: "a", Ms: 1}}, "delays[2].from", "y"},
+		{[]graph.Delay{{From: "a", To: "b", Ms: 1}, {From: "a", To: "x", Ms: 1}}, "delays[1].to", "x"},
+		{[]graph.Delay{{From: "a", To: "b", Ms: 1}, {From: "a", To: "c", Ms: 1}, {From: "y", To: "a", Ms: 1}}, "delays[2].from", "y"},
 	} {
 		_, err := newDelayTable(nodes, c.delays)
 		var fe *FieldError

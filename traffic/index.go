@@ -3,6 +3,8 @@ package traffic
 import (
 	"math"
 	"slices"
+
+	"github.com/artt-dev/artt/graph"
 )
 
 // Group is the serving replicas of one component on one node: ready pods on
@@ -57,7 +59,7 @@ type Index struct {
 	nodes   map[string]Node
 	delays  delayTable
 	groups  map[string][]Group
-	callsTo map[string][]Call
+	callsTo map[string][]graph.Call
 	callees map[string][]string
 	comps   []string
 	picks   map[string]Pick
@@ -86,7 +88,7 @@ func NewIndex(s Snapshot) (*Index, error) {
 		Snapshot:             s,
 		nodes:                make(map[string]Node, len(s.Nodes)),
 		groups:               make(map[string][]Group),
-		callsTo:              make(map[string][]Call),
+		callsTo:              make(map[string][]graph.Call),
 		callees:              make(map[string][]string),
 		picks:                make(map[string]Pick, len(s.Components)),
 		roundRobinUnderTable: make(map[string]bool),
@@ -276,7 +278,7 @@ func (x *Index) CallerShare(upstream, downstream string) float64 {
 
 // callWeights weighs each call by its measured rate, or every call alike
 // when any rate is unknown.
-func callWeights(calls []Call) []float64 {
+func callWeights(calls []graph.Call) []float64 {
 	rateKnown := true
 	for _, c := range calls {
 		if math.IsNaN(c.Rate) {

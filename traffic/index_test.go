@@ -3,6 +3,8 @@ package traffic
 import (
 	"math"
 	"testing"
+
+	"github.com/artt-dev/artt/graph"
 )
 
 // A caller's share of a component's calls is weighed as Supplies weighs
@@ -12,7 +14,7 @@ func TestCallerShareWeighsCallsAsSuppliesDoes(t *testing.T) {
 	index := func(rateA, rateB float64) *Index {
 		s := Snapshot{
 			Components: []Component{{Name: "A"}, {Name: "B"}, {Name: "C"}, {Name: "D"}},
-			Calls: []Call{
+			Calls: []graph.Call{
 				{From: "A", To: "C", Rate: rateA}, {From: "B", To: "C", Rate: rateB},
 				{From: "A", To: "D", Rate: 1}, {From: "A", To: "C", Rate: 0},
 			},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/internal/fielderr"
 )
 
@@ -23,11 +24,11 @@ type Snapshot struct {
 	// Components are the microservices.
 	Components []Component
 	// Calls are the call-graph edges, upstream → downstream.
-	Calls []Call
+	Calls []graph.Call
 	// Replicas are the pods of the components.
 	Replicas []Replica
 	// Delays are measured one-way node-to-node delays; pairs may be missing.
-	Delays []Delay
+	Delays []graph.Delay
 }
 
 // Node is a cluster node.
@@ -54,15 +55,6 @@ type Component struct {
 	// inside a locality are blind whatever Pick says, and Pick is theirs
 	// without one.
 	RoundRobinUnderTable bool
-}
-
-// Call is an edge of the call graph.
-type Call struct {
-	// From calls To.
-	From, To string
-	// Rate is the measured request rate of this edge (requests per second),
-	// NaN when unknown; it weighs the upstream components of a downstream one.
-	Rate float64
 }
 
 // Replica is one pod.
@@ -99,13 +91,6 @@ func (r Replica) Limit() float64 {
 		return r.CPULimit
 	}
 	return 1
-}
-
-// Delay is a measured one-way delay from one node to another.
-type Delay struct {
-	From, To string
-	// Ms is the delay in milliseconds.
-	Ms float64
 }
 
 // FieldError is bad input: it names the field and the value.

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/placement/larp"
-	"github.com/artt-dev/artt/traffic"
 )
 
 // placer is the run's placement policy: where the initial pods go, and the
@@ -94,14 +94,14 @@ func (l *larpPlacer) initial() ([][]*node, error) {
 	for _, c := range e.comps {
 		p.Components = append(p.Components, larp.Component{Name: c.spec.Name, Replicas: c.spec.Replicas, CPU: c.spec.CPURequest})
 		for _, callee := range c.spec.Calls {
-			p.Calls = append(p.Calls, traffic.Call{From: c.spec.Name, To: callee, Rate: math.NaN()})
+			p.Calls = append(p.Calls, graph.Call{From: c.spec.Name, To: callee, Rate: math.NaN()})
 		}
 	}
 	for i, n := range e.nodes {
 		p.Nodes = append(p.Nodes, larp.Node{Name: n.name, CPU: n.cores})
 		for j, m := range e.nodes {
 			if i != j {
-				p.Delays = append(p.Delays, traffic.Delay{From: n.name, To: m.name, Ms: e.delayMs[i][j]})
+				p.Delays = append(p.Delays, graph.Delay{From: n.name, To: m.name, Ms: e.delayMs[i][j]})
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
@@ -157,11 +158,11 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 			CPUWaiting: math.NaN(), ThrottledPeriods: math.NaN(),
 		})
 	}
-	s.Calls = append(s.Calls, traffic.Call{From: ingressName, To: e.entry.spec.Name, Rate: math.NaN()})
+	s.Calls = append(s.Calls, graph.Call{From: ingressName, To: e.entry.spec.Name, Rate: math.NaN()})
 	for _, c := range e.comps {
 		s.Components = append(s.Components, traffic.Component{Name: c.spec.Name, Pick: pick, RoundRobinUnderTable: rrUnderTable})
 		for _, callee := range c.calls {
-			s.Calls = append(s.Calls, traffic.Call{From: c.spec.Name, To: callee.spec.Name, Rate: math.NaN()})
+			s.Calls = append(s.Calls, graph.Call{From: c.spec.Name, To: callee.spec.Name, Rate: math.NaN()})
 		}
 		for _, p := range c.pods {
 			if p.state == gone {
@@ -178,7 +179,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	for _, a := range e.nodes {
 		for _, b := range e.nodes {
 			if a != b {
-				s.Delays = append(s.Delays, traffic.Delay{From: a.name, To: b.name, Ms: e.hop(a, b, e.rng) * 1000})
+				s.Delays = append(s.Delays, graph.Delay{From: a.name, To: b.name, Ms: e.hop(a, b, e.rng) * 1000})
 			}
 		}
 	}

@@ -28,9 +28,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/internal/disjoint"
 	"github.com/artt-dev/artt/internal/fielderr"
-	"github.com/artt-dev/artt/traffic"
 )
 
 // Problem is one placement.
@@ -40,13 +40,13 @@ type Problem struct {
 	Components []Component
 	// Calls are the call graph's edges; components linked by calls form one
 	// application, grouped and placed together.
-	Calls []traffic.Call
+	Calls []graph.Call
 	// Nodes with the CPU and memory free for these replicas.
 	Nodes []Node
 	// Delays are one-way node-to-node delays in milliseconds; a pair not
 	// listed costs the largest listed delay (an unmeasured link is not
 	// assumed fast).
-	Delays []traffic.Delay
+	Delays []graph.Delay
 }
 
 // Component is one microservice to place.

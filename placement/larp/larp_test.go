@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/graph"
 )
 
 func TestGroupingFollowsThePapersExample(t *testing.T) {
@@ -51,7 +51,7 @@ func randomProblem(rng *rand.Rand, roomy bool) Problem {
 		total += float64(c.Replicas) * c.CPU
 		p.Components = append(p.Components, c)
 		if i > 0 {
-			p.Calls = append(p.Calls, traffic.Call{From: fmt.Sprintf("c%d", i-1), To: c.Name, Rate: math.NaN()})
+			p.Calls = append(p.Calls, graph.Call{From: fmt.Sprintf("c%d", i-1), To: c.Name, Rate: math.NaN()})
 		}
 	}
 	// A group holds about total ÷ k cores; tight nodes hold 0.85 to 1.35
@@ -65,7 +65,7 @@ func randomProblem(rng *rand.Rand, roomy bool) Problem {
 		p.Nodes = append(p.Nodes, Node{Name: fmt.Sprintf("n%d", i), CPU: cpu, Memory: 1 << 40})
 		for j := range nodes {
 			if i != j {
-				p.Delays = append(p.Delays, traffic.Delay{From: fmt.Sprintf("n%d", i), To: fmt.Sprintf("n%d", j), Ms: math.Hypot(xs[i]-xs[j], ys[i]-ys[j])})
+				p.Delays = append(p.Delays, graph.Delay{From: fmt.Sprintf("n%d", i), To: fmt.Sprintf("n%d", j), Ms: math.Hypot(xs[i]-xs[j], ys[i]-ys[j])})
 			}
 		}
 	}
@@ -189,8 +189,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 	_, err := Greedy(Problem{
 		Components: []Component{{Name: "a", Replicas: 0}, {Name: "b", Replicas: 1, CPU: math.NaN()}},
 		Nodes:      []Node{{Name: "n1", CPU: -1}},
-		Calls:      []traffic.Call{{From: "a", To: "zz"}},
-		Delays:     []traffic.Delay{{From: "n1", To: "n9", Ms: 1}},
+		Calls:      []graph.Call{{From: "a", To: "zz"}},
+		Delays:     []graph.Delay{{From: "n1", To: "n9", Ms: 1}},
 	})
 	for _, want := range []string{"components[0].replicas", "components[1].cpu", "nodes[0].cpu", "calls[0].to", "delays[0].to"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -209,9 +209,9 @@ func TestBadInputNamesTheField(t *testing.T) {
 func TestAddReplicaJoinsTheGroupShortOfIt(t *testing.T) {
 	p := Problem{
 		Components: []Component{{Name: "A", Replicas: 3, CPU: 0.5}, {Name: "B", Replicas: 2, CPU: 0.5}, {Name: "solo", Replicas: 1, CPU: 0.1}},
-		Calls:      []traffic.Call{{From: "A", To: "B"}},
+		Calls:      []graph.Call{{From: "A", To: "B"}},
 		Nodes:      []Node{{Name: "n1", CPU: 4, Memory: 1 << 30}, {Name: "n2", CPU: 4, Memory: 1 << 30}, {Name: "n3", CPU: 4, Memory: 1 << 30}},
-		Delays:     []traffic.Delay{{From: "n1", To: "n2", Ms: 1}, {From: "n2", To: "n1", Ms: 1}, {From: "n1", To: "n3", Ms: 5}, {From: "n3", To: "n1", Ms: 5}, {From: "n2", To: "n3", Ms: 5}, {From: "n3", To: "n2", Ms: 5}},
+		Delays:     []graph.Delay{{From: "n1", To: "n2", Ms: 1}, {From: "n2", To: "n1", Ms: 1}, {From: "n1", To: "n3", Ms: 5}, {From: "n3", To: "n1", Ms: 5}, {From: "n2", To: "n3", Ms: 5}, {From: "n3", To: "n2", Ms: 5}},
 	}
 	plan, err := Greedy(p)
 	if err != nil {
@@ -262,7 +262,7 @@ func FuzzGreedy(f *testing.F) {
 				break
 			}
 			a, b := int(next())%len(p.Nodes), int(next())%len(p.Nodes)
-			p.Delays = append(p.Delays, traffic.Delay{From: p.Nodes[a].Name, To: p.Nodes[b].Name, Ms: next() / 10})
+			p.Delays = append(p.Delays, graph.Delay{From: p.Nodes[a].Name, To: p.Nodes[b].Name, Ms: next() / 10})
 		}
 		plan, err := Greedy(p)
 		if err != nil {

@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/internal/fielderr"
-	"github.com/artt-dev/artt/traffic"
 )
 
 // The ConfigMap's keys.
@@ -26,7 +26,7 @@ const (
 // Topology is what the ConfigMap holds.
 type Topology struct {
 	// Delays are one-way node-to-node delays in milliseconds.
-	Delays []traffic.Delay
+	Delays []graph.Delay
 	// Calls are edges between workloads, each "namespace/name".
 	Calls []Call
 }
@@ -72,7 +72,7 @@ func Parse(data map[string]string) (Topology, error) {
 			bad(DelaysKey, i+1, f[2], "want a number of milliseconds ≥ 0")
 			continue
 		}
-		t.Delays = append(t.Delays, traffic.Delay{From: f[0], To: f[1], Ms: ms})
+		t.Delays = append(t.Delays, graph.Delay{From: f[0], To: f[1], Ms: ms})
 	}
 	for i, line := range lines(data[CallsKey]) {
 		if line == "" {

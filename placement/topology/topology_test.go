@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/graph"
 )
 
 func TestRoundTrip(t *testing.T) {
 	in := Topology{
-		Delays: []traffic.Delay{{From: "n2", To: "n1", Ms: 0.35}, {From: "n1", To: "n2", Ms: 12}},
+		Delays: []graph.Delay{{From: "n2", To: "n1", Ms: 0.35}, {From: "n1", To: "n2", Ms: 12}},
 		Calls:  []Call{{From: "shop/web", To: "shop/api"}},
 	}
 	data := in.Data()
@@ -21,7 +21,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Topology{Delays: []traffic.Delay{{From: "n1", To: "n2", Ms: 12}, {From: "n2", To: "n1", Ms: 0.35}}, Calls: in.Calls}
+	want := Topology{Delays: []graph.Delay{{From: "n1", To: "n2", Ms: 12}, {From: "n2", To: "n1", Ms: 0.35}}, Calls: in.Calls}
 	if !reflect.DeepEqual(out, want) {
 		t.Errorf("parsed %+v, want %+v", out, want)
 	}

@@ -9,9 +9,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/placement/larp"
 	"github.com/artt-dev/artt/placement/topology"
-	"github.com/artt-dev/artt/traffic"
 )
 
 // node is what the planner needs of a node: its allocatable CPU (cores)
@@ -108,12 +108,12 @@ func (c cluster) plan(app []*appsv1.Deployment, nodes []node, top topology.Topol
 	}
 	for _, d := range top.Delays {
 		if known[d.From] && known[d.To] {
-			p.Delays = append(p.Delays, traffic.Delay{From: d.From, To: d.To, Ms: d.Ms})
+			p.Delays = append(p.Delays, graph.Delay{From: d.From, To: d.To, Ms: d.Ms})
 		}
 	}
 	for _, call := range top.Calls {
 		if in[call.From] && in[call.To] {
-			p.Calls = append(p.Calls, traffic.Call{From: call.From, To: call.To, Rate: math.NaN()})
+			p.Calls = append(p.Calls, graph.Call{From: call.From, To: call.To, Rate: math.NaN()})
 		}
 	}
 	if len(p.Components) == 0 {

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/placement/topology"
-	"github.com/artt-dev/artt/traffic"
 )
 
 func deployment(ns, name string, replicas int32, scheduler string) *appsv1.Deployment {
@@ -56,7 +56,7 @@ func TestPlanLeavesOthersRoomAndCountsWhatRuns(t *testing.T) {
 	c := testCluster(web, api)
 	top := topology.Topology{
 		Calls:  []topology.Call{{From: "shop/web", To: "shop/api"}},
-		Delays: []traffic.Delay{{From: "n1", To: "n2", Ms: 1}, {From: "n2", To: "n1", Ms: 1}, {From: "n1", To: "n3", Ms: 1}, {From: "n3", To: "n1", Ms: 1}, {From: "n2", To: "n3", Ms: 9}, {From: "n3", To: "n2", Ms: 9}},
+		Delays: []graph.Delay{{From: "n1", To: "n2", Ms: 1}, {From: "n2", To: "n1", Ms: 1}, {From: "n1", To: "n3", Ms: 1}, {From: "n3", To: "n1", Ms: 1}, {From: "n2", To: "n3", Ms: 9}, {From: "n3", To: "n2", Ms: 9}},
 	}
 	nodes := []node{
 		{name: "n1", cpu: 4, memory: 1 << 33, pods: []*v1.Pod{pod("shop/web", "n1", "1")}},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/ntam"
 )
@@ -59,8 +60,8 @@ func pair(costRatio float64, delay12 float64) traffic.Snapshot {
 		At:         time.Unix(100, 0),
 		Nodes:      []traffic.Node{{Name: "n1", Ready: true, Locality: "r/z/n1"}, {Name: "n2", Ready: true, Locality: "r/z/n2"}},
 		Components: []traffic.Component{{Name: "A"}, {Name: "B"}},
-		Calls:      []traffic.Call{{From: "A", To: "B", Rate: 100}},
-		Delays:     []traffic.Delay{{From: "n1", To: "n2", Ms: delay12}, {From: "n2", To: "n1", Ms: delay12}},
+		Calls:      []graph.Call{{From: "A", To: "B", Rate: 100}},
+		Delays:     []graph.Delay{{From: "n1", To: "n2", Ms: delay12}, {From: "n2", To: "n1", Ms: delay12}},
 	}
 	for _, n := range []string{"n1", "n2"} {
 		s.Replicas = append(s.Replicas, traffic.Replica{Name: "a-" + n, Component: "A", Node: n, Ready: true, CPU: 0.1, CPULimit: 1, Requests: 50, LatencyP95: 5, ErrorRate: 0})

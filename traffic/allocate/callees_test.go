@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 )
 
@@ -52,7 +53,7 @@ func graphOf(t *testing.T, calls ...[2]string) *traffic.Index {
 				s.Components = append(s.Components, traffic.Component{Name: name})
 			}
 		}
-		s.Calls = append(s.Calls, traffic.Call{From: c[0], To: c[1], Rate: math.NaN()})
+		s.Calls = append(s.Calls, graph.Call{From: c[0], To: c[1], Rate: math.NaN()})
 	}
 	x, err := traffic.NewIndex(s)
 	if err != nil {
@@ -130,7 +131,7 @@ func TestAFrozenCalleeIsPricedInTheTable(t *testing.T) {
 func gatewayOver(delayMs float64) traffic.Snapshot {
 	s := callerCallee(3, 3, 1, 180, 12.5, delayMs)
 	s.Components = append(s.Components, traffic.Component{Name: "G"})
-	s.Calls = append(s.Calls, traffic.Call{From: "G", To: "A", Rate: math.NaN()})
+	s.Calls = append(s.Calls, graph.Call{From: "G", To: "A", Rate: math.NaN()})
 	s.Replicas = append(s.Replicas, traffic.Replica{
 		Name: "g-0", Component: "G", Node: "n0", Ready: true,
 		CPU: math.NaN(), Requests: math.NaN(), LatencyP95: math.NaN(), ErrorRate: math.NaN(),
@@ -165,7 +166,7 @@ func TestACallersPriceReadsItsCalleesVerdictOfTheCycle(t *testing.T) {
 // gets its route and verdict.
 func TestACycleOfCallsIsJudged(t *testing.T) {
 	s := gatewayOver(10)
-	s.Calls = append(s.Calls, traffic.Call{From: "B", To: "A", Rate: 20})
+	s.Calls = append(s.Calls, graph.Call{From: "B", To: "A", Rate: 20})
 	alloc, err := NewARTT(DefaultOptions()).Allocate(s)
 	if err != nil {
 		t.Fatal(err)

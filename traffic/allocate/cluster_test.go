@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 )
 
@@ -37,14 +38,14 @@ func chainClusterSpan(seed uint64, nodes, components, replicasPerComponent, span
 			if rng.IntN(10) == 0 {
 				d = 20 + 30*rng.Float64()
 			}
-			s.Delays = append(s.Delays, traffic.Delay{From: s.Nodes[i].Name, To: s.Nodes[j].Name, Ms: d})
+			s.Delays = append(s.Delays, graph.Delay{From: s.Nodes[i].Name, To: s.Nodes[j].Name, Ms: d})
 		}
 	}
 	for c := range components {
 		name := fmt.Sprintf("c%d", c)
 		s.Components = append(s.Components, traffic.Component{Name: name})
 		if c > 0 {
-			s.Calls = append(s.Calls, traffic.Call{From: fmt.Sprintf("c%d", c-1), To: name, Rate: 100})
+			s.Calls = append(s.Calls, graph.Call{From: fmt.Sprintf("c%d", c-1), To: name, Rate: 100})
 		}
 		cost := 0.002 + 0.01*rng.Float64()
 		offset := rng.IntN(nodes)
@@ -69,7 +70,7 @@ func inZones(s traffic.Snapshot, seed uint64) traffic.Snapshot {
 	for i, n := range s.Nodes {
 		zone[n.Name] = i % 3
 	}
-	delays := make([]traffic.Delay, len(s.Delays))
+	delays := make([]graph.Delay, len(s.Delays))
 	for i, d := range s.Delays {
 		d.Ms = 0.2 + 0.4*rng.Float64()
 		if zone[d.From] != zone[d.To] {

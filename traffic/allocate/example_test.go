@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
 )
@@ -18,8 +19,8 @@ func ExampleNew() {
 		At:         time.Unix(100, 0),
 		Nodes:      []traffic.Node{{Name: "n1", Ready: true, Locality: "r/z/n1"}, {Name: "n2", Ready: true, Locality: "r/z/n2"}},
 		Components: []traffic.Component{{Name: "frontend"}, {Name: "backend"}},
-		Calls:      []traffic.Call{{From: "frontend", To: "backend", Rate: 100}},
-		Delays:     []traffic.Delay{{From: "n1", To: "n2", Ms: 10}, {From: "n2", To: "n1", Ms: 10}},
+		Calls:      []graph.Call{{From: "frontend", To: "backend", Rate: 100}},
+		Delays:     []graph.Delay{{From: "n1", To: "n2", Ms: 10}, {From: "n2", To: "n1", Ms: 10}},
 		Replicas: []traffic.Replica{
 			{Name: "frontend-1", Component: "frontend", Node: "n1", Ready: true, CPU: 0.1, CPULimit: 1, Requests: 50},
 			{Name: "frontend-2", Component: "frontend", Node: "n2", Ready: true, CPU: 0.1, CPULimit: 1, Requests: 50},

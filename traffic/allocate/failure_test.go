@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestAComponentsFailureIsItsOwn(t *testing.T) {
 	s := pair(1, 0.5)
 	s.Components = append(s.Components, traffic.Component{Name: "C"})
-	s.Calls = append(s.Calls, traffic.Call{From: "A", To: "C", Rate: 50})
+	s.Calls = append(s.Calls, graph.Call{From: "A", To: "C", Rate: 50})
 	for _, n := range []string{"n1", "n2"} {
 		s.Replicas = append(s.Replicas, traffic.Replica{Name: "c-" + n, Component: "C", Node: n, Ready: true, CPU: 0.1, CPULimit: 1, Requests: 50})
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 )
 
@@ -75,7 +76,7 @@ func decodeSnapshot(raw []byte) traffic.Snapshot {
 	for i := range comps {
 		s.Components = append(s.Components, traffic.Component{Name: "c" + names[i]})
 		if i > 0 {
-			s.Calls = append(s.Calls, traffic.Call{From: "c" + names[i-1], To: "c" + names[i], Rate: value()})
+			s.Calls = append(s.Calls, graph.Call{From: "c" + names[i-1], To: "c" + names[i], Rate: value()})
 		}
 	}
 	for i := range reps {
@@ -88,7 +89,7 @@ func decodeSnapshot(raw []byte) traffic.Snapshot {
 	for i := range nodes {
 		for j := range nodes {
 			if b := next(); b%3 != 0 {
-				s.Delays = append(s.Delays, traffic.Delay{From: names[i], To: names[j], Ms: value()})
+				s.Delays = append(s.Delays, graph.Delay{From: names[i], To: names[j], Ms: value()})
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/istio"
 )
@@ -19,14 +20,14 @@ func callerCallee(nodes, callers, podsPerNode int, rate, costMs, delayMs float64
 	s := traffic.Snapshot{
 		At:         time.Unix(100, 0),
 		Components: []traffic.Component{{Name: "A"}, {Name: "B"}},
-		Calls:      []traffic.Call{{From: "A", To: "B", Rate: rate}},
+		Calls:      []graph.Call{{From: "A", To: "B", Rate: rate}},
 	}
 	for i := range nodes {
 		n := fmt.Sprintf("n%d", i)
 		s.Nodes = append(s.Nodes, traffic.Node{Name: n, Ready: true, Locality: "r/z/" + n})
 		for j := range nodes {
 			if i != j {
-				s.Delays = append(s.Delays, traffic.Delay{From: n, To: fmt.Sprintf("n%d", j), Ms: delayMs})
+				s.Delays = append(s.Delays, graph.Delay{From: n, To: fmt.Sprintf("n%d", j), Ms: delayMs})
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 )
 
@@ -133,7 +134,7 @@ func TestMemoSeesDelaysChangeAlone(t *testing.T) {
 	s := chainClusterSpan(9, 30, 6, 40, 12)
 	s.MeasuredAt = s.At
 	rng := rand.New(rand.NewPCG(2, 2))
-	var delaySets [][]traffic.Delay
+	var delaySets [][]graph.Delay
 	for range 3 {
 		ds := slices.Clone(s.Delays)
 		for i := range ds {

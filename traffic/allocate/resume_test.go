@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/health"
 )
@@ -187,7 +188,7 @@ func TestForgetsComponentsGoneForTheGracePeriod(t *testing.T) {
 		s.At, s.MeasuredAt = at, at
 		if c {
 			s.Components = append(s.Components, traffic.Component{Name: "C"})
-			s.Calls = append(s.Calls, traffic.Call{From: "A", To: "C", Rate: 10})
+			s.Calls = append(s.Calls, graph.Call{From: "A", To: "C", Rate: 10})
 			for i := range 3 {
 				s.Replicas = append(s.Replicas, traffic.Replica{Name: fmt.Sprintf("c-%d", i), Component: "C", Node: fmt.Sprintf("n%d", i), Ready: true, CPU: 0.01, CPULimit: 1, Requests: 3, LatencyP95: 5, ErrorRate: 0})
 			}

@@ -251,8 +251,8 @@ func (c *Controller) notifyIf(b bool) {
 }
 
 // read lists what the allocation needs from the cache.
-func (c *Controller) read(ctx context.Context) (cluster, error) {
-	st := cluster{dataPlane: c.opts.DataPlane}
+func (c *Controller) read(ctx context.Context) (apiState, error) {
+	st := apiState{dataPlane: c.opts.DataPlane}
 	var deps appsv1.DeploymentList
 	if err := c.client.List(ctx, &deps, client.MatchingLabels{ManagedLabel: "true"}); err != nil {
 		return st, fmt.Errorf("list deployments: %w", err)
@@ -319,8 +319,8 @@ func (c *Controller) reconcile(ctx context.Context, why trigger, seen time.Time)
 // measure reads the cluster from the cache while Prometheus answers (an
 // event reuses the last measurements). ok is false, and the last routing
 // kept, when either fails.
-func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) (cluster, bool) {
-	var st cluster
+func (c *Controller) measure(ctx context.Context, why trigger, start time.Time) (apiState, bool) {
+	var st apiState
 	var err error
 	read := make(chan struct{})
 	go func() {

@@ -53,7 +53,7 @@ func TestOnGRPCTheTableCarriesItsOwnRoundRobin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, comps := snapshot(cluster{deployments: deployments, rules: drs.Items, dataPlane: DataPlaneGRPC}, nil, time.Unix(0, 0))
+		s, comps := snapshot(apiState{deployments: deployments, rules: drs.Items, dataPlane: DataPlaneGRPC}, nil, time.Unix(0, 0))
 		byName := map[string]traffic.Component{}
 		for _, c := range s.Components {
 			byName[c.Name] = c

@@ -92,7 +92,7 @@ func (c *Controller) resume(ctx context.Context, now time.Time) {
 // withOwnRules is the users' rules (in the cache) and, listed once from
 // the API, ARTT's own, which the cache leaves out (CacheOptions), in the
 // namespaces of the managed Deployments.
-func (c *Controller) withOwnRules(ctx context.Context, st cluster) ([]*networkingv1.DestinationRule, error) {
+func (c *Controller) withOwnRules(ctx context.Context, st apiState) ([]*networkingv1.DestinationRule, error) {
 	rules := st.rules
 	namespaces := map[string]bool{}
 	for _, d := range st.deployments {

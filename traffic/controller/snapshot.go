@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/traffic"
 )
 
@@ -30,8 +31,8 @@ const (
 	SubzoneLabel = "topology.istio.io/subzone"
 )
 
-// cluster is what the API says, read from the informer cache.
-type cluster struct {
+// apiState is what the API says, read from the informer cache.
+type apiState struct {
 	deployments []appsv1.Deployment
 	pods        []corev1.Pod
 	nodes       []corev1.Node
@@ -154,7 +155,7 @@ func valueOr(m map[podKey]float64, k podKey, fallback float64) float64 {
 // snapshot turns the cluster and the last measurements (nil before the
 // first collection) into the core's input. Nodes without a full Istio
 // locality cannot be addressed by distribute, so they count as not Ready.
-func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[string]component) {
+func snapshot(c apiState, m *Measurements, now time.Time) (traffic.Snapshot, map[string]component) {
 	s := traffic.Snapshot{At: now}
 	if m != nil {
 		s.MeasuredAt = m.At
@@ -177,10 +178,10 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 		from, okFrom := byWorkload[pair[0]]
 		to, okTo := byWorkload[pair[1]]
 		if okFrom && okTo && from != to {
-			s.Calls = append(s.Calls, traffic.Call{From: from, To: to, Rate: rate})
+			s.Calls = append(s.Calls, graph.Call{From: from, To: to, Rate: rate})
 		}
 	}
-	slices.SortFunc(s.Calls, func(a, b traffic.Call) int {
+	slices.SortFunc(s.Calls, func(a, b graph.Call) int {
 		return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(a.To, b.To))
 	})
 	s.Delays = sortedDelays(s.Nodes, m.DelayMs)
@@ -190,7 +191,7 @@ func snapshot(c cluster, m *Measurements, now time.Time) (traffic.Snapshot, map[
 // addReplicas adds each managed Deployment to s as a component, and its
 // pods on known nodes as replicas with their measurements; it returns the
 // components by name and by workload.
-func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[string]bool) (map[string]component, map[workloadKey]string) {
+func addReplicas(s *traffic.Snapshot, c apiState, m *Measurements, nodeNames map[string]bool) (map[string]component, map[workloadKey]string) {
 	// Each Deployment's selector is matched against its own namespace's
 	// pods only, and of those only the ones carrying a label value it
 	// requires: a fleet has a hundred Deployments and ten thousand pods.
@@ -248,28 +249,28 @@ func addReplicas(s *traffic.Snapshot, c cluster, m *Measurements, nodeNames map[
 // target in the nodes' order: the measured pairs are gathered and sorted
 // by node position, not found by probing every pair (a fleet probes a
 // sample of its 250,000). Nil when none is measured.
-func sortedDelays(nodes []traffic.Node, delayMs map[[2]string]float64) []traffic.Delay {
+func sortedDelays(nodes []traffic.Node, delayMs map[[2]string]float64) []graph.Delay {
 	position := make(map[string]int, len(nodes))
 	for i, n := range nodes {
 		position[n.Name] = i
 	}
 	type placed struct {
 		from, to int
-		delay    traffic.Delay
+		delay    graph.Delay
 	}
 	measured := make([]placed, 0, len(delayMs))
 	for pair, ms := range delayMs {
 		from, okFrom := position[pair[0]]
 		to, okTo := position[pair[1]]
 		if okFrom && okTo {
-			measured = append(measured, placed{from, to, traffic.Delay{From: pair[0], To: pair[1], Ms: ms}})
+			measured = append(measured, placed{from, to, graph.Delay{From: pair[0], To: pair[1], Ms: ms}})
 		}
 	}
 	slices.SortFunc(measured, func(a, b placed) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
 	if len(measured) == 0 {
 		return nil
 	}
-	out := make([]traffic.Delay, len(measured))
+	out := make([]graph.Delay, len(measured))
 	for i, p := range measured {
 		out[i] = p.delay
 	}

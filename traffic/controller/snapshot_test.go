@@ -35,7 +35,7 @@ func TestSnapshotListsDelaysInNodeOrder(t *testing.T) {
 	}
 	m.DelayMs[[2]string{"n03", "gone"}] = 1
 	m.DelayMs[[2]string{"gone", "n03"}] = 1
-	s, _ := snapshot(cluster{nodes: nodes}, m, time.Unix(0, 0))
+	s, _ := snapshot(apiState{nodes: nodes}, m, time.Unix(0, 0))
 	var got []string
 	for _, d := range s.Delays {
 		got = append(got, d.From+"→"+d.To)

@@ -22,9 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/artt-dev/artt/graph"
 	"github.com/artt-dev/artt/placement/larp"
 	"github.com/artt-dev/artt/placement/topology"
-	"github.com/artt-dev/artt/traffic"
 )
 
 // The built artt-scheduler, run against envtest's kube-apiserver with the
@@ -181,7 +181,7 @@ func createCluster(t *testing.T) topology.Topology {
 	for a := range nodeCPU {
 		for b := range nodeCPU {
 			if a != b {
-				top.Delays = append(top.Delays, traffic.Delay{From: a, To: b, Ms: delay(a, b)})
+				top.Delays = append(top.Delays, graph.Delay{From: a, To: b, Ms: delay(a, b)})
 			}
 		}
 	}
@@ -261,7 +261,7 @@ func TestArttSchedulerBindsPodsWhereLARPPlansThem(t *testing.T) {
 	// one api pod (two cores each), on the closest pair of nodes with room.
 	var p larp.Problem
 	p.Components = []larp.Component{{Name: "shop/api", Replicas: 2, CPU: 1, Memory: 256 << 20}, {Name: "shop/web", Replicas: 2, CPU: 1, Memory: 256 << 20}}
-	p.Calls = []traffic.Call{{From: "shop/web", To: "shop/api", Rate: math.NaN()}}
+	p.Calls = []graph.Call{{From: "shop/web", To: "shop/api", Rate: math.NaN()}}
 	for n, c := range nodeCPU {
 		q := resource.MustParse(c)
 		p.Nodes = append(p.Nodes, larp.Node{Name: n, CPU: float64(q.MilliValue()) / 1000, Memory: 8 << 30})
