@@ -60,7 +60,7 @@ LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step live-de
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
 	hack/install-components.sh
-	for s in $(LIVE_SCENARIOS); do $(LIVE_ENV) $(BIN)/artt-live run --out out/live --summary docs/live.md $$s || exit 1; done
+	for s in $(LIVE_SCENARIOS); do $(LIVE_ENV) $(BIN)/artt-live run --out out/live --summary docs/live-results.md $$s || exit 1; done
 
 ## images: OCI layouts and tarballs of artt-scaler and artt-traffic in out/images, no Docker engine needed
 VERSION ?= v0.1.0

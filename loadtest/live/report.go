@@ -257,7 +257,7 @@ func seconds(v float64) string {
 }
 
 // SummaryMarkers are the markers of a scenario's block in a Markdown file
-// that --summary replaces (docs/live.md).
+// that --summary replaces (docs/live-results.md).
 func SummaryMarkers(scenario string) (begin, end string) {
 	return "<!-- artt-live " + scenario + " begin -->", "<!-- artt-live " + scenario + " end -->"
 }

@@ -69,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	opts := &options{}
 	fs.StringVar(&opts.out, "out", "out/live", "directory for the report, the logs and the requests; the scenario gets a subdirectory, which a new run of it replaces")
 	fs.StringVar(&opts.policies, "policies", "", "comma-separated run names or routings to keep (default: every run)")
-	fs.StringVar(&opts.summary, "summary", "", "also write the comparison into this Markdown file, between the scenario's artt-live markers (docs/live.md)")
+	fs.StringVar(&opts.summary, "summary", "", "also write the comparison into this Markdown file, between the scenario's artt-live markers (docs/live-results.md)")
 	fs.Float64Var(&opts.maxCores, "max-cores", live.DefaultMaxCores, "the most cores the scenario's nodes may have in all")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
