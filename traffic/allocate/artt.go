@@ -53,7 +53,7 @@ func (*ARTT) Name() string { return "artt" }
 // a pod or node fails, with the same MeasuredAt when the measurements did not
 // change: the groups are re-routed without learning from them twice.
 func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
-	alloc, _, err := a.allocate(s, true)
+	alloc, _, err := a.allocate(s, rebalancing)
 	return alloc, err
 }
 
@@ -67,7 +67,37 @@ func (a *ARTT) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 // Forecasts neither learn nor shift here: rebalancing stays the cycle's, and
 // its bounded steps do not hold back protection.
 func (a *ARTT) Protect(s traffic.Snapshot) (traffic.Allocation, bool, error) {
-	return a.allocate(s, false)
+	return a.allocate(s, protecting)
+}
+
+// purpose is what a call is for: a cycle rebalances, the fast path only
+// protects.
+type purpose int
+
+const (
+	rebalancing purpose = iota
+	protecting
+)
+
+// pass is what one call does with its snapshot's measurements.
+type pass struct {
+	purpose purpose
+	// learnForecasts is true on a cycle whose measurements the forecasts
+	// have not learned from yet; learnHealth when the health trackers have
+	// not. Each learns from a measurement once, whichever call sees it.
+	learnForecasts, learnHealth bool
+}
+
+// passFor says what a call for purpose does with s, and marks its
+// measurements learned.
+func (a *ARTT) passFor(s traffic.Snapshot, purpose purpose) pass {
+	isNew := func(last time.Time) bool { return s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(last) }
+	p := pass{purpose: purpose, learnForecasts: purpose == rebalancing && isNew(a.forecastMeasured), learnHealth: isNew(a.healthMeasured)}
+	if purpose == rebalancing {
+		a.forecastMeasured = s.MeasuredAt
+	}
+	a.healthMeasured = s.MeasuredAt
+	return p
 }
 
 // protectChange is the relative share change that makes Protect re-route
@@ -75,19 +105,13 @@ func (a *ARTT) Protect(s traffic.Snapshot) (traffic.Allocation, bool, error) {
 // integer weights, well below the cuts that matter.
 const protectChange = 0.2
 
-func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation, bool, error) {
+func (a *ARTT) allocate(s traffic.Snapshot, purpose purpose) (traffic.Allocation, bool, error) {
 	x, err := traffic.NewIndex(s)
 	if err != nil {
 		return traffic.Allocation{}, false, err
 	}
-	isNew := func(last time.Time) bool { return s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(last) }
-	fresh := rebalance && isNew(a.forecastMeasured)
-	if rebalance {
-		a.forecastMeasured = s.MeasuredAt
-	}
-	observe := isNew(a.healthMeasured)
-	a.healthMeasured = s.MeasuredAt
-	if fresh && !s.At.IsZero() {
+	this := a.passFor(s, purpose)
+	if this.learnForecasts && !s.At.IsZero() {
 		for _, component := range x.Downstreams() {
 			a.seen[component] = s.At
 		}
@@ -96,9 +120,9 @@ func (a *ARTT) allocate(s traffic.Snapshot, rebalance bool) (traffic.Allocation,
 	// Shares and health first, component by component (cheap); routing,
 	// the min-cost flows, only when the allocation is wanted: every cycle,
 	// and on the fast path only when something changed.
-	plans := a.plan(x, s, fresh, observe)
+	plans := a.plan(x, s, this)
 	changed := a.changed(plans)
-	if !rebalance && !changed {
+	if purpose == protecting && !changed {
 		return traffic.Allocation{Policy: "artt"}, false, nil
 	}
 	routes, failed := a.route(x, plans)
@@ -127,7 +151,7 @@ type plan struct {
 // component's estimator and tracker is fetched here, on one goroutine; the
 // components are then planned in parallel, since none shares state with
 // another.
-func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, fresh, observe bool) map[string]plan {
+func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, this pass) map[string]plan {
 	downs := x.Downstreams()
 	estimators := make([]*forecast.ComponentEstimator, len(downs))
 	trackers := make([]*health.Tracker, len(downs))
@@ -143,12 +167,12 @@ func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, fresh, observe bool) m
 		if !has {
 			return
 		}
-		estimates := estimators[i].Estimate(groups, fresh)
+		estimates := estimators[i].Estimate(groups, this.learnForecasts)
 		shares := make([]float64, len(groups))
 		for j, e := range estimates {
 			shares[j] = e.Share
 		}
-		pass := healthPass{tracker: trackers[i], at: s.At, nodeUse: nodeUse, minWeight: a.opts.Health.MinWeight, judgeLatency: !x.CallsOut(component), observe: observe}
+		pass := healthPass{tracker: trackers[i], at: s.At, nodeUse: nodeUse, minWeight: a.opts.Health.MinWeight, judgeLatency: !x.CallsOut(component), learn: this.learnHealth}
 		weighted, statuses, note := pass.apply(groups, shares)
 		r := traffic.Route{Component: component}
 		if note != "" {
@@ -253,9 +277,9 @@ type healthPass struct {
 	// blame a caller for its callee and move traffic back and forth.
 	// Errors, CPU per request and CPU waiting count everywhere.
 	judgeLatency bool
-	// observe is true when the snapshot's measurements are new to the
+	// learn is true when the snapshot's measurements are new to the
 	// trackers; otherwise they report what they hold.
-	observe bool
+	learn bool
 }
 
 // apply observes each group's health and scales its share: Healthy × its
@@ -295,7 +319,7 @@ func (h healthPass) apply(groups []traffic.Group, shares []float64) ([]float64, 
 			CostRate: g.CostRate(), P95Rate: p95Rates[i], CPUStretch: stretches[i], PeerCPUStretch: peerStretches[i],
 		}
 		st := tr.Status(g.Node)
-		if h.observe {
+		if h.learn {
 			st = tr.Observe(g.Node, h.at, obs)
 		}
 		statuses[i] = st

@@ -30,7 +30,7 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 	if err != nil {
 		return traffic.Allocation{}, err
 	}
-	fresh := s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(h.measured)
+	learn := s.MeasuredAt.IsZero() || !s.MeasuredAt.Equal(h.measured)
 	h.measured = s.MeasuredAt
 	estimators := make(map[string]*atpm.ComponentEstimator)
 	for _, d := range x.Downstreams() {
@@ -41,7 +41,7 @@ func (h *HEART) Allocate(s traffic.Snapshot) (traffic.Allocation, error) {
 		if !ok {
 			return traffic.Route{}, false, nil
 		}
-		shares := estimators[component].Estimate(groups, fresh)
+		shares := estimators[component].Estimate(groups, learn)
 		r := traffic.Route{Component: component}
 		demands := make([]traffic.Amount, len(shares))
 		for i, sh := range shares {

@@ -93,18 +93,18 @@ const (
 
 // Estimate updates every replica's filter with this interval's CPU, warm
 // starts new replicas, and returns the groups' shares (in groups' order).
-// With fresh false the measurements were seen before: filters are not
+// With learn false the measurements were seen before: filters are not
 // updated and shares not shifted again; replicas that left drop out and new
 // ones are warm-started, and the shares are renormalised.
-func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []GroupEstimate {
-	all := c.observe(groups, fresh)
-	if fresh {
+func (c *ComponentEstimator) Estimate(groups []traffic.Group, learn bool) []GroupEstimate {
+	all := c.observe(groups, learn)
+	if learn {
 		c.forgetAbsent(all)
 	}
 	if len(all) == 0 {
 		return nil
 	}
-	shares, loads := c.shift(all, fresh)
+	shares, loads := c.shift(all, learn)
 	return report(groups, all, shares, loads)
 }
 
@@ -117,9 +117,9 @@ type entry struct {
 	warm  string
 }
 
-// observe finds or warm-starts every replica's state and, with fresh
-// measurements, folds them into its filter.
-func (c *ComponentEstimator) observe(groups []traffic.Group, fresh bool) []entry {
+// observe finds or warm-starts every replica's state and, with learn
+// set, folds the measurements into its filter.
+func (c *ComponentEstimator) observe(groups []traffic.Group, learn bool) []entry {
 	var all []entry
 	cost := nodeCosts(groups)
 	existing := c.referenceCandidates()
@@ -148,7 +148,7 @@ func (c *ComponentEstimator) observe(groups []traffic.Group, fresh bool) []entry
 				c.replicas[r.Name] = st
 			}
 			st.node = r.Node
-			if fresh {
+			if learn {
 				// The observation is utilisation per unit of traffic share:
 				// it moves with demand and node speed, not with the shares
 				// ARTT itself sets, so forecasting it does not chase our own
@@ -209,7 +209,7 @@ func (c *ComponentEstimator) forgetAbsent(all []entry) {
 // shift is the replicas' shares, renormalised, moved by one bounded step
 // toward even forecast utilisation with fresh measurements, and floored;
 // and their forecast loads.
-func (c *ComponentEstimator) shift(all []entry, fresh bool) (shares, loads []float64) {
+func (c *ComponentEstimator) shift(all []entry, learn bool) (shares, loads []float64) {
 	shares = make([]float64, len(all))
 	loads = make([]float64, len(all))
 	for i, e := range all {
@@ -220,7 +220,7 @@ func (c *ComponentEstimator) shift(all []entry, fresh bool) (shares, loads []flo
 		loads[i] = e.state.filter.Forecast()
 	}
 	shares = normalized(shares)
-	if fresh {
+	if learn {
 		shares = boundedShift(shares, loads, c.cfg.MaxStep, c.cfg.UtilizationFloor)
 	}
 	return floorShares(shares, c.cfg.MinShare), loads
