@@ -199,6 +199,10 @@ func TestKEDAClientReadsMetricSpecValueAndActivity(t *testing.T) {
 		{"AverageValue target type is honoured", nil, v2.AverageValueMetricType, "s0-artt-load", 100, 75, true},
 		// 0.6 cores at θ = 80% of one pod's 0.5 cores: 1.5 pods' worth, against one pod.
 		{"pods form with metricType AverageValue", map[string]string{"metricForm": "pods"}, v2.AverageValueMetricType, "s0-artt-pods", 1, 1.5, true},
+		// KEDA's TLS keys, as older releases read them from the metadata:
+		// KEDA passes them on, and artt-scaler must not refuse the trigger.
+		{"KEDA's TLS keys in the metadata", map[string]string{"caCert": "-----BEGIN CERTIFICATE-----", "tlsClientCert": "cert", "tlsClientKey": "key", "tlsCertFile": "/certs/tls.crt"},
+			v2.ValueMetricType, "s0-artt-load", 100, 75, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

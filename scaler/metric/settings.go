@@ -68,8 +68,14 @@ const DefaultRateWindow = "1m"
 // promDuration is a PromQL duration such as 30s, 1m or 1m30s.
 var promDuration = regexp.MustCompile(`^([0-9]+(ms|s|m|h|d|w|y))+$`)
 
-// KEDAKeys are the trigger metadata keys KEDA reads itself and passes along.
-var KEDAKeys = []string{"scalerAddress", "enableTLS", "unsafeSsl"}
+// KEDAKeys are the trigger metadata keys KEDA reads itself for an external
+// or external-push trigger, and passes along with the rest: scalerAddress,
+// enableTLS and unsafeSsl (KEDA v2.21's pkg/scalers/external_scaler.go),
+// caCert, tlsClientCert and tlsClientKey (read from the trigger's
+// authentication since, and from its metadata in older releases), and
+// tlsCertFile (older releases' documentation). They are accepted, and
+// their values never read.
+var KEDAKeys = []string{"scalerAddress", "enableTLS", "unsafeSsl", "caCert", "tlsClientCert", "tlsClientKey", "tlsCertFile"}
 
 // MeasurementKeys are the trigger metadata keys that say where to measure:
 // artt-scaler's adapter reads them (package scaler), the lab has no use
