@@ -30,7 +30,7 @@ func importScenario(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "scenario file to write (default: <namespace>.yaml); the trace is written beside it")
 	timeout := fs.Duration("timeout", 2*time.Minute, "timeout of the whole import")
 	maxResponse := fs.Int64("max-response-bytes", importer.DefaultMaxResponseBytes, "largest answer read from Prometheus for one query")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var errs []error

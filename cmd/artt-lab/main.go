@@ -6,6 +6,7 @@
 //	artt-lab run [flags] SCENARIO...   run built-in names or scenario files
 //	artt-lab validate [--trace-dir D] FILE...   check scenario files as run would
 //	artt-lab import [flags]            a scenario from a live cluster's Prometheus
+//	artt-lab version                   the build
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/artt-dev/artt/internal/version"
 	"github.com/artt-dev/artt/loadtest"
 	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/report"
@@ -37,6 +39,7 @@ Usage:
                                        a scenario from a live cluster's Prometheus, its workload trace beside it
   artt-lab threshold [--trace nasa|FILE] [--column C] [--start N] [--rows N] [--every N] [--modes artt,lare] [--set key=value]...
                                        the threshold artt-scaler would serve over a trace, as a distribution
+  artt-lab version                     the build: its version, Go toolchain and platform
 
 Run flags:
 `
@@ -75,13 +78,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return thresholdProfile(args[1:], stdout, stderr)
 	case "import":
 		return importScenario(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version.String("artt-lab"))
+		return nil
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		fs, _ := runFlags(stdout)
 		fs.PrintDefaults()
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (list, run, validate, threshold, import)", args[0])
+	return fmt.Errorf("unknown command %q (list, run, validate, threshold, import, version)", args[0])
 }
 
 type runOptions struct {
@@ -119,10 +125,11 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
 // name and would take "--seed" for a scenario). After "--" everything is
 // positional.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	help := quiet(fs)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, flagError(fs, err, help)
 		}
 		rest := fs.Args()
 		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {

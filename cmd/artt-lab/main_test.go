@@ -42,6 +42,33 @@ func TestCommands(t *testing.T) {
 	}
 }
 
+// A bad flag is one line that names it, its value and what it takes; the
+// version is a command.
+func TestFlagErrorsAndVersion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"import", "--since", "1d"}, `import: --since = "1d": want a duration such as 90s, 15m or 24h`},
+		{[]string{"run", "demo", "--seed", "x"}, `run: --seed = "x": want a whole number`},
+		{[]string{"threshold", "--every", "1.5"}, `threshold: --every = "1.5": want a whole number`},
+		{[]string{"validate", "--bogus"}, "validate: flag provided but not defined: -bogus"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(tc.args, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want it to say %q", tc.args, err, tc.want)
+		}
+		if errOut.Len() > 0 {
+			t.Errorf("%v: also printed %q; the error alone should say it", tc.args, errOut.String())
+		}
+	}
+	var out bytes.Buffer
+	if err := run([]string{"--version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "artt-lab ") {
+		t.Errorf("--version: %v, printed %q", err, out.String())
+	}
+}
+
 func TestThresholdProfilesTheShippedTrace(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if err := run([]string{"threshold", "--rows", "1500", "--every", "50", "--set", "maxThreshold=90"}, &out, &errOut); err != nil {

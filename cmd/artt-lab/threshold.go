@@ -29,7 +29,7 @@ func thresholdProfile(args []string, stdout, stderr io.Writer) error {
 	shape := fs.String("shape", "", `instead of a trace: "step" or "ramp" of synthetic demand, θ poll by poll around it`)
 	factor := fs.Float64("factor", 7, "with --shape: the demand after the step, or at the ramp's top, as a multiple of before")
 	normalizations := fs.String("normalizations", "lead,relative", "with --shape: the artt normalisations compared")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *shape != "" {
