@@ -24,19 +24,19 @@ results:
 	$(GO) run ./cmd/artt-lab run --quiet --out out/results --summary docs/results.md \
 		$(if $(TRACE_DIR),--trace-dir $(TRACE_DIR)) $(RESULTS) $(if $(TRACE_DIR),artt-hpa-nasdaq)
 
-## e2e: artt-scaler through the real KEDA operator, metrics adapter and HPA controller (deploy/e2e), then test-mesh;
+## e2e: artt-scaler through the real KEDA operator, metrics adapter and HPA controller (test/e2e), then test-mesh;
 ## builds kube-apiserver, etcd, kube-controller-manager, kubectl and KEDA from the Go module proxy (cached)
 e2e:
 	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
 	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)" \
-	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 20m ./deploy/e2e
+	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 20m ./test/e2e
 	$(MAKE) test-mesh
 	$(MAKE) test-live
 
-## test-mesh: what a sidecar receives from a real istiod for artt-traffic's rules (nested module deploy/mesh;
+## test-mesh: what a sidecar receives from a real istiod for artt-traffic's rules (nested module test/mesh;
 ## istiod built from the Go module proxy by hack/build-istiod.sh and cached by version: about 13 minutes cold)
 test-mesh:
-	cd deploy/mesh && $(GO) vet ./... && \
+	cd test/mesh && $(GO) vet ./... && \
 	KUBEBUILDER_ASSETS="$$(../../hack/build-test-binaries.sh | tail -n 1)" \
 	ARTT_ISTIOD="$$(../../hack/build-istiod.sh | tail -n 1)" \
 	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 10m ./...

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/artt-dev/artt/deploy/e2e"
+	"github.com/artt-dev/artt/internal/testcluster"
 	"github.com/artt-dev/artt/loadtest/live/backend"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/scaler/metric"
@@ -21,18 +21,18 @@ import (
 // the addresses, asking the cluster's Prometheus, and logging each
 // evaluation (its utilisation, threshold and value) for the run's record.
 func (c *Cluster) startAutoscaling(ctx context.Context, a Assets) error {
-	stopKEDA, err := e2e.StartKEDA(ctx, c.Dir, a.E2E, c.Kubeconfig, c.Client)
+	stopKEDA, err := testcluster.StartKEDA(ctx, c.Dir, a.E2E, c.Kubeconfig, c.Client)
 	c.stops = append(c.stops, stopKEDA)
 	if err != nil {
 		return fmt.Errorf("keda: %w", err)
 	}
-	bin, err := e2e.Build(c.Dir, "artt-scaler")
+	bin, err := testcluster.Build(c.Dir, "artt-scaler")
 	if err != nil {
 		return err
 	}
-	c.ScalerAddress = e2e.FreeAddress()
-	stop, err := e2e.StartProcess(ctx, c.Dir, "artt-scaler", bin, nil, "--grpc-address="+c.ScalerAddress,
-		"--http-address="+e2e.FreeAddress(), "--prometheus-address="+c.Prom.URL, "--log-level=debug")
+	c.ScalerAddress = testcluster.FreeAddress()
+	stop, err := testcluster.StartProcess(ctx, c.Dir, "artt-scaler", bin, nil, "--grpc-address="+c.ScalerAddress,
+		"--http-address="+testcluster.FreeAddress(), "--prometheus-address="+c.Prom.URL, "--log-level=debug")
 	c.stops = append(c.stops, stop)
 	return err
 }

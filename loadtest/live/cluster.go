@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/internal/promtest"
+	"github.com/artt-dev/artt/internal/testcluster"
 	"github.com/artt-dev/artt/traffic/controller"
 )
 
@@ -66,7 +66,7 @@ type Cluster struct {
 	Istio  istioclient.Interface
 	// Kubeconfig is an admin kubeconfig for the processes.
 	Kubeconfig string
-	Istiod     *e2e.Istiod
+	Istiod     *testcluster.Istiod
 	Prom       *promtest.Server
 	// ScalerAddress is artt-scaler's gRPC address, when it runs.
 	ScalerAddress string
@@ -101,7 +101,7 @@ func StartCluster(ctx context.Context, a Assets, dir string, cfg ClusterConfig) 
 	if cfg.Autoscale {
 		controllers += ",horizontal-pod-autoscaler-controller"
 	}
-	stopKCM, err := e2e.StartProcess(ctx, dir, "kube-controller-manager", filepath.Join(a.E2E, "kube-controller-manager"), nil,
+	stopKCM, err := testcluster.StartProcess(ctx, dir, "kube-controller-manager", filepath.Join(a.E2E, "kube-controller-manager"), nil,
 		"--kubeconfig="+c.Kubeconfig, "--authentication-kubeconfig="+c.Kubeconfig, "--authorization-kubeconfig="+c.Kubeconfig,
 		"--controllers="+controllers, "--leader-elect=false", "--secure-port=0",
 		"--horizontal-pod-autoscaler-sync-period="+cfg.HPASync.String())
@@ -109,7 +109,7 @@ func StartCluster(ctx context.Context, a Assets, dir string, cfg ClusterConfig) 
 	if err != nil {
 		return c, err
 	}
-	if c.Istiod, err = e2e.StartIstiod(ctx, a.Istiod, dir, c.Kubeconfig); c.Istiod != nil {
+	if c.Istiod, err = testcluster.StartIstiod(ctx, a.Istiod, dir, c.Kubeconfig); c.Istiod != nil {
 		c.stops = append(c.stops, c.Istiod.Stop)
 	}
 	if err != nil {
@@ -155,7 +155,7 @@ const apiAdvertiseAddress = "10.80.0.1"
 func (c *Cluster) startAPI(ctx context.Context, a Assets, autoscale bool) error {
 	crds := []string{filepath.Join(a.Istiod, "crd-all.gen.yaml")}
 	if autoscale {
-		crds = append(crds, e2e.KEDACRDs(a.E2E))
+		crds = append(crds, testcluster.KEDACRDs(a.E2E))
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: a.Kubebuilder,
@@ -179,7 +179,7 @@ func (c *Cluster) startAPI(ctx context.Context, a Assets, autoscale bool) error 
 	}
 	api.Configure().Set("advertise-address", apiAdvertiseAddress)
 	if autoscale {
-		if err := e2e.EnableAggregation(api, c.Dir); err != nil {
+		if err := testcluster.EnableAggregation(api, c.Dir); err != nil {
 			return err
 		}
 	}

@@ -23,9 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/deploy/monitoring"
 	"github.com/artt-dev/artt/internal/promtest"
+	"github.com/artt-dev/artt/internal/testcluster"
 )
 
 // The fleet: 500 nodes in 10 zones, 10 namespaces of 10 managed
@@ -287,7 +287,7 @@ func buildFleet(t *testing.T) fleetPlacement {
 	var jobs []func() error
 	for i := range fleetNodes {
 		jobs = append(jobs, func() error {
-			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fleetNode(i), Annotations: e2e.KwokAnnotation(), Labels: map[string]string{
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fleetNode(i), Annotations: testcluster.KwokAnnotation(), Labels: map[string]string{
 				"kubernetes.io/hostname": fleetNode(i), RegionLabel: "r1", ZoneLabel: fmt.Sprintf("z%d", i%fleetZones), SubzoneLabel: fleetNode(i),
 			}}}
 			if err := k8s.Create(testScope, n); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -369,19 +369,19 @@ func startFleetComponents(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(testScope)
 	t.Cleanup(cancel)
-	kcm, err := e2e.StartProcess(ctx, dir, "kube-controller-manager", filepath.Join(assets, "kube-controller-manager"), nil,
+	kcm, err := testcluster.StartProcess(ctx, dir, "kube-controller-manager", filepath.Join(assets, "kube-controller-manager"), nil,
 		"--kubeconfig="+kubeconfig, "--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
 		"--controllers=node-lifecycle-controller", "--leader-elect=false", "--secure-port=0", "--kube-api-qps=200", "--kube-api-burst=400")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(kcm)
-	kwok, err := e2e.StartKwok(ctx, dir, assets, kubeconfig)
+	kwok, err := testcluster.StartKwok(ctx, dir, assets, kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(kwok)
-	scheduler, err := e2e.StartScheduler(ctx, dir, kubeconfig, false)
+	scheduler, err := testcluster.StartScheduler(ctx, dir, kubeconfig, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/artt-dev/artt/deploy/e2e"
+	"github.com/artt-dev/artt/test/e2e"
 	"github.com/artt-dev/artt/traffic/istio"
 )
 

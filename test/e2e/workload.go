@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/artt-dev/artt/internal/testcluster"
 )
 
 // CPURequest is the cores each of the application's pods requests.
@@ -60,7 +62,7 @@ const SchedulerName = "artt-scheduler"
 func NewWorkload(ctx context.Context, k8s client.Client) (*Workload, error) {
 	for _, n := range Nodes {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
-			Annotations: KwokAnnotation(),
+			Annotations: testcluster.KwokAnnotation(),
 			Labels: map[string]string{"kubernetes.io/hostname": n,
 				"topology.kubernetes.io/region": "lab", "topology.kubernetes.io/zone": "z", "topology.istio.io/subzone": n}}}
 		if err := k8s.Create(ctx, node); err != nil {

@@ -16,8 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/internal/promtest"
+	"github.com/artt-dev/artt/internal/testcluster"
+	"github.com/artt-dev/artt/test/e2e"
 )
 
 // The cluster every test of the package shares.
@@ -70,7 +71,7 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "logs in", work)
 		return 1
 	}
-	return e2e.RunKeepingLogs(m, work)
+	return testcluster.RunKeepingLogs(m, work)
 }
 
 func needCluster(t *testing.T) {
@@ -98,11 +99,11 @@ func startCluster(ctx context.Context) (func(), error) {
 	}
 	env := &envtest.Environment{
 		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{
-			e2e.KEDACRDs(assets),
+			testcluster.KEDACRDs(assets),
 			filepath.Join(istioAPI, "kubernetes", "customresourcedefinitions.gen.yaml"),
 		}, ErrorIfPathMissing: true},
 	}
-	if err := e2e.EnableAggregation(env.ControlPlane.GetAPIServer(), work); err != nil {
+	if err := testcluster.EnableAggregation(env.ControlPlane.GetAPIServer(), work); err != nil {
 		return stopAll, err
 	}
 	if cfg, err = env.Start(); err != nil {
@@ -170,12 +171,12 @@ func startCluster(ctx context.Context) (func(), error) {
 	// following of KEDA's pods is what these tests check.
 	tr, err := startProcess(ctx, "artt-traffic", traffic, []string{"KUBECONFIG=" + kubeconfig},
 		"--prometheus-address="+prom.URL, "--interval=2s", "--leader-elect=false", "--leave-to-envoy=false",
-		"--metrics-bind-address="+e2e.FreeAddress(), "--health-probe-bind-address="+e2e.FreeAddress(), "--log-format=text")
+		"--metrics-bind-address="+testcluster.FreeAddress(), "--health-probe-bind-address="+testcluster.FreeAddress(), "--log-format=text")
 	if err != nil {
 		return stopAll, err
 	}
 	stops = append(stops, tr)
-	scalerGRPC, scalerHTTP = e2e.FreeAddress(), e2e.FreeAddress()
+	scalerGRPC, scalerHTTP = testcluster.FreeAddress(), testcluster.FreeAddress()
 	s, err := startProcess(ctx, "artt-scaler", scaler, nil, "--grpc-address="+scalerGRPC, "--http-address="+scalerHTTP,
 		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--push-interval=1s", "--log-format=text")
 	if err != nil {
@@ -189,29 +190,29 @@ func startCluster(ctx context.Context) (func(), error) {
 }
 
 // startNodesAndScheduler runs kwok, the kubelet of every node annotated
-// e2e.KwokAnnotation, and artt-scheduler with deploy/scheduler's configuration,
+// testcluster.KwokAnnotation, and artt-scheduler with deploy/scheduler's configuration,
 // which binds the application's pods.
 func startNodesAndScheduler(ctx context.Context) (func(), error) {
-	kwok, err := e2e.StartKwok(ctx, work, assets, kubeconfig)
+	kwok, err := testcluster.StartKwok(ctx, work, assets, kubeconfig)
 	if err != nil {
 		return kwok, err
 	}
-	scheduler, err := e2e.StartScheduler(ctx, work, kubeconfig, true)
+	scheduler, err := testcluster.StartScheduler(ctx, work, kubeconfig, true)
 	return func() { scheduler(); kwok() }, err
 }
 
-// startKEDA runs KEDA's operator and metrics adapter (e2e.StartKEDA).
+// startKEDA runs KEDA's operator and metrics adapter (testcluster.StartKEDA).
 func startKEDA(ctx context.Context) (func(), error) {
-	return e2e.StartKEDA(ctx, work, assets, kubeconfig, k8s)
+	return testcluster.StartKEDA(ctx, work, assets, kubeconfig, k8s)
 }
 
 // startProcess runs a component with its output in work/<name>.log.
 func startProcess(ctx context.Context, name, path string, env []string, args ...string) (func(), error) {
-	return e2e.StartProcess(ctx, work, name, path, env, args...)
+	return testcluster.StartProcess(ctx, work, name, path, env, args...)
 }
 
 // build builds one of ARTT's real binaries from this checkout.
-func build(command string) (string, error) { return e2e.Build(work, command) }
+func build(command string) (string, error) { return testcluster.Build(work, command) }
 
 // moduleDir finds a module's source in the module cache.
 func moduleDir(module, version string) (string, error) {

@@ -9,6 +9,6 @@
 // deploy/scheduler's configuration, ARTTPlacement on) on nodes kwok runs:
 // kwok plays their kubelets, so the only stand-in left is the application's
 // containers, whose metrics Workload's exporter serves. This package holds
-// the workload, its exporter and the test's certificate authority; the
-// tests, in the _test files, start the cluster; `make e2e` runs them.
+// the workload and its exporter; the tests, in the _test files, start the
+// cluster with package internal/testcluster; `make e2e` runs them.
 package e2e

@@ -1,4 +1,4 @@
-module github.com/artt-dev/artt/deploy/mesh
+module github.com/artt-dev/artt/test/mesh
 
 go 1.26.0
 

@@ -15,7 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/artt-dev/artt/deploy/e2e"
+	"github.com/artt-dev/artt/internal/testcluster"
 	"github.com/artt-dev/artt/proto/externalscaler"
 )
 
@@ -24,7 +24,7 @@ import (
 // TriggerAuthentication through which KEDA presents one. The chain keeps
 // working, and a client without the certificate is refused.
 func mutualTLS(t *testing.T) {
-	ca, err := e2e.NewAuthority("artt-scaler-ca")
+	ca, err := testcluster.NewAuthority("artt-scaler-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func mutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	scaler := filepath.Join(work, "artt-scaler") // built by startCluster
-	grpcAddr, httpAddr := e2e.FreeAddress(), e2e.FreeAddress()
+	grpcAddr, httpAddr := testcluster.FreeAddress(), testcluster.FreeAddress()
 	stop, err := startProcess(testScope, "artt-scaler-mtls", scaler, nil, "--grpc-address="+grpcAddr, "--http-address="+httpAddr,
 		"--prometheus-address="+prom.URL, "--cache-ttl=1s", "--log-format=text",
 		"--tls-cert-file="+filepath.Join(dir, "server.crt"), "--tls-key-file="+filepath.Join(dir, "server.key"),

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/artt-dev/artt/deploy/e2e"
 	"github.com/artt-dev/artt/internal/promtest"
+	"github.com/artt-dev/artt/internal/testcluster"
 	"github.com/artt-dev/artt/traffic/controller"
 )
 
@@ -28,7 +28,7 @@ var (
 	ic      istioclient.Interface
 	xdsAddr string // istiod's plaintext gRPC (ADS) address
 	// istiodProc is istiod's process, for the test that stops it.
-	istiodProc *e2e.Istiod
+	istiodProc *testcluster.Istiod
 	prom       *promtest.Server
 	exporter   *promtest.Exporter
 	work       string
@@ -70,7 +70,7 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "starting the cluster:", err, "(logs in", work+")")
 		return 1
 	}
-	return e2e.RunKeepingLogs(m, work)
+	return testcluster.RunKeepingLogs(m, work)
 }
 
 func needCluster(t *testing.T) {
@@ -131,7 +131,7 @@ func startCluster(ctx context.Context, istiod string) (func(), error) {
 			return stopAll, err
 		}
 	}
-	d, err := e2e.StartIstiod(ctx, istiod, work, kubeconfig)
+	d, err := testcluster.StartIstiod(ctx, istiod, work, kubeconfig)
 	if d != nil {
 		stops = append(stops, d.Stop)
 	}
