@@ -48,13 +48,13 @@ func Load(nameOrPath string) (Loaded, error) {
 	if data, err := builtin.ReadFile("scenarios/" + nameOrPath + ".yaml"); err == nil {
 		sc, err := scenario.Parse(data)
 		if err != nil {
-			return Loaded{}, fmt.Errorf("built-in scenario %s: %w", nameOrPath, err)
+			return Loaded{}, fmt.Errorf("%s (built-in): %w", nameOrPath, err)
 		}
 		return Loaded{Scenario: sc}, nil
 	}
 	data, err := ReadFile(nameOrPath, scenario.MaxFileBytes)
 	if err != nil {
-		return Loaded{}, fmt.Errorf("%q is neither a built-in scenario (%s) nor a readable file: %w", nameOrPath, strings.Join(Builtin(), ", "), err)
+		return Loaded{}, fmt.Errorf("%s: neither a built-in scenario (%s) nor a readable file: %w", nameOrPath, strings.Join(Builtin(), ", "), err)
 	}
 	sc, err := scenario.Parse(data)
 	if err != nil {

@@ -161,7 +161,8 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 	for _, c := range good {
 		results, err := runOne(c.l, opts, stdout, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", c.name, err)
+			err = fmt.Errorf("%s: %w", c.name, err)
+			fmt.Fprintln(stderr, indentLines(err.Error(), "  "))
 			bad = append(bad, failure{c.name, err})
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -388,13 +389,17 @@ func Parse(data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not YAML or JSON: %w", err)
 	}
+	var doc any
+	if err := json.Unmarshal(js, &doc); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	if errs := checkShape(doc, reflect.TypeFor[Scenario](), ""); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	var s Scenario
 	if err := dec.Decode(&s); err != nil {
-		if strings.Contains(err.Error(), "is not a duration") {
-			return nil, locateDurationError(js, err)
-		}
 		return nil, explainDecode(err)
 	}
 	s.fillDefaults()

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -668,48 +667,6 @@ func (s *Scenario) cycle() string {
 		}
 	}
 	return ""
-}
-
-// findPath returns the JSON path of the first string equal to value in a
-// decoded document, for errors that know the value but not the field.
-func findPath(doc any, value, path string) string {
-	switch v := doc.(type) {
-	case map[string]any:
-		for k, x := range v {
-			if p := findPath(x, value, strings.TrimPrefix(path+"."+k, ".")); p != "" {
-				return p
-			}
-		}
-	case []any:
-		for i, x := range v {
-			if p := findPath(x, value, fmt.Sprintf("%s[%d]", path, i)); p != "" {
-				return p
-			}
-		}
-	case string:
-		if v == value {
-			return path
-		}
-	}
-	return ""
-}
-
-// locateDurationError names the field holding a bad duration string.
-func locateDurationError(js []byte, err error) error {
-	msg := err.Error()
-	start := strings.Index(msg, `"`)
-	end := strings.Index(msg[start+1:], `"`)
-	if start < 0 || end < 0 {
-		return fmt.Errorf("scenario: %w", err)
-	}
-	value := msg[start+1 : start+1+end]
-	var doc any
-	if json.Unmarshal(js, &doc) == nil {
-		if p := findPath(doc, value, ""); p != "" {
-			return bad(p, value, "not a duration such as 15s or 5ms")
-		}
-	}
-	return fmt.Errorf("scenario: %w", err)
 }
 
 // FillAndValidate fills defaults and validates a scenario built in code.
