@@ -241,3 +241,43 @@ func TestRoomAgainstTheOracleAtEqualCost(t *testing.T) {
 		t.Errorf("report lacks the room row %q:\n%s", want, md.String())
 	}
 }
+
+// The report answers first: the routing with the shortest tail among those
+// that lost fewest, each autoscaler against the HPA frontier at its cost,
+// and who lost least after each event.
+func TestVerdictAnswersFirst(t *testing.T) {
+	ev := func(lost int64) []outcome.EventImpact {
+		return []outcome.EventImpact{{At: 240, Description: "node-quota w2 0.8 cores", Started: 100, Lost: lost}}
+	}
+	results := append(sweepResults(),
+		&outcome.Result{Run: "least-request", Autoscaling: "none", P99Ms: 372, SuccessRate: 1, AfterEvents: ev(0)},
+		&outcome.Result{Run: "artt", Autoscaling: "none", P99Ms: 145, SuccessRate: 1, AfterEvents: ev(0)},
+		&outcome.Result{Run: "heart", Autoscaling: "none", P99Ms: 90, Timeouts: 40, SuccessRate: 0.9, AfterEvents: ev(30)},
+		&outcome.Result{Run: "artt-hpa", Autoscaling: "artt", ReplicaSeconds: 1700, P99Ms: 120, SuccessRate: 1, AfterEvents: ev(5)})
+	for _, r := range results[:len(results)-4] {
+		r.AfterEvents = ev(1)
+	}
+	var b strings.Builder
+	verdict(&b, results)
+	for _, want := range []string{
+		"the shortest P99 among the runs that lost fewest (0) is artt's, 145 ms (then least-request 372); requests lost: heart 40.",
+		"artt-hpa 0.", "(lost 0, the frontier",
+		"After node-quota w2 0.8 cores at 240 s: least-request, artt lost fewest (0 of the requests started in the minute after), heart most (30).",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the verdict does not say %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// A success rate never reads 100% while a request failed.
+func TestSuccessPercentIsNeverAFull100WithFailures(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{1, "100.0%"}, {0.98, "98.0%"}, {1 - 21.0/162476, "99.99%"}, {1 - 1e-7, "99.99999%"}} {
+		if got := SuccessPercent(tc.v); got != tc.want {
+			t.Errorf("SuccessPercent(%v) = %s, want %s", tc.v, got, tc.want)
+		}
+	}
+}

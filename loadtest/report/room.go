@@ -73,7 +73,7 @@ func roomTables(b *strings.Builder, results []*outcome.Result) {
 		return
 	}
 	floor := FloorP99(results)
-	b.WriteString("\nRoom: the HPA frontier's P99 less each clairvoyant limit's at the run's replica-seconds (ms, and as a share of the HPA frontier's excess over the floor), and the share of it the run closed (1: the limit's tail; 0: the HPA's).\n\n| run | replica-seconds | P99 ms | HPA frontier P99 |")
+	b.WriteString("\nRoom: the HPA frontier's P99 less each clairvoyant limit's at the run's replica-seconds (ms, and as a share of the HPA frontier's excess over the floor), and the share of it the run closed (100%: the limit's tail; 0: the HPA frontier's; below 0, a longer tail than the HPA frontier's at that cost; above 100%, a shorter one than the limit's, whose sweep is interpolated between its targets).\n\n| run | replica-seconds | P99 ms | HPA frontier P99 |")
 	for _, n := range names {
 		fmt.Fprintf(b, " %s P99 | room | closed |", n)
 	}

@@ -53,7 +53,7 @@ func Summary(w io.Writer, scenarios []string, results [][]*outcome.Result) error
 				excess = ratioOrDash(f.ExcessRatio(r, floor))
 				closed, closedNow = closedText(RoomOf(r, f, oracle, floor)), closedText(RoomOf(r, f, present, floor))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), Percent(r.SuccessRate),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), SuccessPercent(r.SuccessRate),
 				r.Timeouts+r.Errors, Percent(r.CrossNodeFraction), lost, ratio, excess, closed, closedNow)
 		}
 	}

@@ -70,15 +70,26 @@ func Percent(v float64) string {
 	return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
 }
 
+// SuccessPercent is a success rate as Percent writes it, but with as many
+// more decimals as it takes not to read 100% while a request failed.
+func SuccessPercent(v float64) string {
+	s := Percent(v)
+	for d := 2; v < 1 && strings.HasPrefix(s, "100.") && d <= 9; d++ {
+		s = strconv.FormatFloat(100*v, 'f', d, 64) + "%"
+	}
+	return s
+}
+
 // Markdown writes the side-by-side table.
 func Markdown(w io.Writer, title string, results []*outcome.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n", title)
+	verdict(&b, results)
 	b.WriteString("| run | requests | success | timeouts | errors | mean ms | P50 ms | P90 ms | P99 ms | P99.9 ms | CPU util mean | component util max–min | component util max/mean | replica-seconds | scaling events | cross-node calls | network ms |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range Rows(results) {
 		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s |\n",
-			r.Run, r.Requests, Percent(r.SuccessRate), r.Timeouts, r.Errors, ms(r.MeanMs), ms(r.P50Ms), ms(r.P90Ms),
+			r.Run, r.Requests, SuccessPercent(r.SuccessRate), r.Timeouts, r.Errors, ms(r.MeanMs), ms(r.P50Ms), ms(r.P90Ms),
 			ms(r.P99Ms), ms(r.P999Ms), Percent(r.UtilMean), Percent(r.UtilGap), ratioOrDash(r.UtilRatio), r.ReplicaSeconds, r.ScalingEvents,
 			Percent(r.CrossNode), ms(r.NetworkMs))
 	}
