@@ -14,7 +14,7 @@ import (
 // latencyCCDF: the fraction of successful requests slower than each
 // latency, log–log, so the P99 and the P99.9 are read off the picture
 // where a CDF squeezes them into its top pixel row. Dashed lines mark the
-// fractions 1% (P99) and 0.1% (P99.9).
+// fractions 1% (P99, long dashes) and 0.1% (P99.9, dots).
 func latencyCCDF(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": latency tail (successful requests)", "latency (ms, log scale)", "fraction slower (log scale)")
 	p.Legend.Top, p.Legend.Left = false, true // the curves leave the lower left empty
@@ -35,20 +35,24 @@ func latencyCCDF(title string, results []*outcome.Result) (*plot.Plot, error) {
 		return p, nil // a log axis over no data has no range
 	}
 	for _, q := range []struct {
-		y     float64
-		label string
-	}{{0.01, "P99 (1% slower)"}, {0.001, "P99.9 (0.1% slower)"}} {
+		y      float64
+		label  string
+		grey   uint8
+		dashes []vg.Length
+	}{
+		{0.01, "P99 (1% slower)", 60, []vg.Length{vg.Points(8), vg.Points(4)}},
+		{0.001, "P99.9 (0.1% slower)", 140, []vg.Length{vg.Points(2), vg.Points(3)}},
+	} {
 		l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: q.y}, {X: hi, Y: q.y}})
 		if err != nil {
 			return nil, err
 		}
-		l.Color = color.Gray{Y: 110}
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		l.Color, l.Dashes, l.Width = color.Gray{Y: q.grey}, q.dashes, vg.Points(1.2)
 		p.Add(l)
 		p.Legend.Add(q.label, l)
 	}
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	logAxis(&p.X)
+	logAxis(&p.Y)
 	return p, nil
 }
 

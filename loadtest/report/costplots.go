@@ -20,9 +20,9 @@ func costP99(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": cost against P99 at equal cost (lines: each sweep's frontier)", "cost (replica-seconds)", "P99 (ms)")
 	drawn, err := costPlot(p, results, P99, func(r *outcome.Result) float64 { return r.P99Ms }, FloorP99(results))
 	if err == nil && drawn && p.Y.Min > 0 && p.Y.Max/p.Y.Min >= 10 {
-		// Sweeps and the floor can lie an order of magnitude apart. Within
-		// one decade a log axis has no labelled tick, so it stays linear.
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		// Sweeps and the floor can lie an order of magnitude apart; within
+		// one decade the axis stays linear.
+		logAxis(&p.Y)
 		p.Y.Label.Text = "P99 (ms, log scale)"
 	}
 	return p, err
@@ -96,7 +96,7 @@ func costPlot(p *plot.Plot, results []*outcome.Result, measure func(FrontierPoin
 		if err != nil {
 			return false, err
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = plotutil.Color(i), vg.Points(4), plotutil.Shape(i)
+		sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = runColor(i), vg.Points(4), plotutil.Shape(i)
 		p.Add(sc)
 		p.Legend.Add(labels[i], sc)
 	}

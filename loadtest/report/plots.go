@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -28,9 +27,9 @@ type figure struct {
 // present, latency-ccdf-GROUP.png (the tail, log–log), p99-over-time-
 // GROUP.png and balance-GROUP.png (each component's pods' utilisation, one
 // panel per component); for autoscaled runs also replicas-over-time.png;
-// and, when the runs include a sweep, cost-p99.png and cost-success.png
-// (every sweep's frontier, the floor, each autoscaler). title names the
-// scenario and its seed.
+// and, when the runs include a sweep, cost-p99.png and, where some run
+// lost requests, cost-success.png (every sweep's frontier, the floor, each
+// autoscaler). title names the scenario and its seed.
 func Plots(dir, title string, results []*outcome.Result) ([]string, error) {
 	var figs []figure
 	for _, g := range groups(results) {
@@ -40,13 +39,14 @@ func Plots(dir, title string, results []*outcome.Result) ([]string, error) {
 			figure{"balance-" + g.name + ".png", func(path string) error { return balance(path, title+", "+g.caption, g.runs) }},
 		)
 		if g.name == "autoscaling" {
-			figs = append(figs, single("replicas-over-time.png", func() (*plot.Plot, error) { return replicasOverTime(title, g.runs) }))
+			figs = append(figs, figure{"replicas-over-time.png", func(path string) error { return replicasOverTime(path, title, g.runs) }})
 		}
 	}
 	if hasSweep(results) {
-		figs = append(figs,
-			single("cost-p99.png", func() (*plot.Plot, error) { return costP99(title, results) }),
-			single("cost-success.png", func() (*plot.Plot, error) { return costSuccess(title, results) }))
+		figs = append(figs, single("cost-p99.png", func() (*plot.Plot, error) { return costP99(title, results) }))
+		if successDiffers(results) {
+			figs = append(figs, single("cost-success.png", func() (*plot.Plot, error) { return costSuccess(title, results) }))
+		}
 	}
 	var paths []string
 	for _, f := range figs {
@@ -71,8 +71,9 @@ func single(file string, make func() (*plot.Plot, error)) figure {
 	}}
 }
 
-// legendWidth fits a run's name such as least-request+artt-hpa-welford.
-const legendWidth = 2.6 * vg.Inch
+// legendWidth fits a run's name such as least-request+artt-hpa-welford, and two
+// runs' names where their points coincide.
+const legendWidth = 3.2 * vg.Inch
 
 func saveWithLegendBeside(p *plot.Plot, path string) error {
 	const width, height = 10 * vg.Inch, 5 * vg.Inch
@@ -130,6 +131,18 @@ func groups(results []*outcome.Result) []group {
 	return out
 }
 
+// successDiffers reports whether some run the cost plots show (the
+// sweeps, the floor, the autoscalers) lost requests: where none did, a plot
+// of success against cost is a flat line at 100%.
+func successDiffers(results []*outcome.Result) bool {
+	for _, r := range results {
+		if (r.Frontier || r.Floor || judged(r)) && r.SuccessRate < 1 {
+			return true
+		}
+	}
+	return false
+}
+
 func hasSweep(results []*outcome.Result) bool {
 	for _, s := range allSweeps() {
 		if NewSweep(results, s.Sweep) != nil {
@@ -148,18 +161,4 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 	return p
-}
-
-// addRunLine draws run i's line in its colour and names it in the legend.
-func addRunLine(p *plot.Plot, xy plotter.XYs, i int, name string) error {
-	l, err := plotter.NewLine(xy)
-	if err != nil {
-		return err
-	}
-	l.Color = plotutil.Color(i)
-	l.Dashes = plotutil.Dashes(i / 7)
-	l.Width = vg.Points(1.6)
-	p.Add(l)
-	p.Legend.Add(name, l)
-	return nil
 }

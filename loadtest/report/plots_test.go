@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/artt-dev/artt/loadtest/outcome"
@@ -62,5 +63,38 @@ func TestBalanceBoxesAreTheReportsPerComponentFigures(t *testing.T) {
 	}
 	if len(r.Components) != 2 {
 		t.Fatalf("per component %+v", r.Components)
+	}
+}
+
+// A log axis within one decade still has labelled ticks: 1, 2 and 5 times
+// its powers of ten; beyond three decades only the powers are labelled.
+func TestLogTicksLabelEveryAxis(t *testing.T) {
+	labels := func(min, max float64) []string {
+		var out []string
+		for _, tk := range (readableLogTicks{}).Ticks(min, max) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	if got := labels(130, 900); !slices.Equal(got, []string{"200", "500"}) {
+		t.Errorf("130–900 ms labelled %v, want [200 500]", got)
+	}
+	if got := labels(0.2, 5000); !slices.Equal(got, []string{"1", "10", "100", "1000"}) {
+		t.Errorf("0.2–5000 ms labelled %v, want the powers of ten", got)
+	}
+}
+
+// cost-success.png is drawn only where a run it would show lost requests.
+func TestSuccessPlotOnlyWhereSuccessDiffers(t *testing.T) {
+	routing := &outcome.Result{Run: "kubernetes", Autoscaling: "none", SuccessRate: 0.9}
+	scaled := &outcome.Result{Run: "artt-hpa", Autoscaling: "artt", SuccessRate: 1}
+	if successDiffers([]*outcome.Result{routing, scaled}) {
+		t.Error("a routing run's losses drew the autoscalers' success plot")
+	}
+	scaled.SuccessRate = 0.99
+	if !successDiffers([]*outcome.Result{routing, scaled}) {
+		t.Error("an autoscaler that lost requests drew no success plot")
 	}
 }

@@ -178,8 +178,14 @@ func TestFrontierInterpolatesOnTheLowerEnvelope(t *testing.T) {
 		t.Errorf("with a floor, the table lacks %q or the floor line:\n%s", want, md.String())
 	}
 	paths, err := Plots(t.TempDir(), "s", sweepResults())
+	if err != nil || len(paths) != 5 {
+		t.Errorf("plots %v, %v; want five with cost-p99 (every run answered all: no success plot)", paths, err)
+	}
+	lossy := sweepResults()
+	lossy[0].SuccessRate, lossy[0].Timeouts = 0.99, 10
+	paths, err = Plots(t.TempDir(), "s", lossy)
 	if err != nil || len(paths) != 6 {
-		t.Errorf("plots %v, %v; want six with the two cost plots", paths, err)
+		t.Errorf("plots %v, %v; want six with the two cost plots once a sweep run lost requests", paths, err)
 	}
 }
 
