@@ -18,6 +18,7 @@ import (
 var notHere = []struct{ prefix, why string }{
 	{"kubectl ", "needs a cluster (the manifests are built and checked by deploy's and charts/charttest's tests)"},
 	{"helm install ", "needs a cluster (charts/charttest installs the chart on envtest with Helm's SDK)"},
+	{"hack/node-probe-scrape-config.sh", "reads a cluster's nodes with kubectl"},
 	{"docker ", "needs a container engine"},
 	{"skopeo ", "needs a registry"},
 	{"make test", "is the test command itself"},
