@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/api"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -38,7 +40,7 @@ type flags struct {
 	dataPlane                                                  controller.DataPlane
 	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
 	forgetAfter, cfsPeriod                                     time.Duration
-	dryRun, labelNodes, leaderElect, leaveToEnvoy              bool
+	dryRun, labelNodes, leaderElect, leaveToEnvoy, preflight   bool
 	logLevel, logFormat                                        string
 	queries                                                    controller.Queries
 }
@@ -56,6 +58,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
 	fs.DurationVar(&f.cfsPeriod, "cfs-quota-period", traffic.CFSPeriod, "the period of the cluster's CPU quotas (the kubelet's --cpu-cfs-quota-period): a pod throttled in a period waited at most that long for its own quota")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
+	fs.BoolVar(&f.preflight, "preflight", false, "check, with this account's credentials, what artt-traffic needs of the cluster and Prometheus, print one line per problem and exit: 1 when something it was asked to route cannot be routed")
 	fs.StringVar(&f.topology, "topology-configmap", "artt-system/artt-topology", "namespace/name of the ConfigMap where each cycle publishes the measured node delays and call graph for artt-scheduler (empty: publish none)")
 	dataPlane := fs.String("data-plane", string(controller.DataPlaneEnvoy), "what carries the weights to the callers: envoy (Istio's sidecars) or grpc (proxyless gRPC, which honours locality weights only under ROUND_ROBIN: where a DestinationRule leaves loadBalancer.simple unset, artt-traffic writes ROUND_ROBIN with a table and LEAST_REQUEST without)")
 	fs.BoolVar(&f.leaveToEnvoy, "leave-to-envoy", true, "artt policy: leave a component to Envoy's own least-request (locality load balancing off) when its table would save less network time than the queueing a static split adds; false always writes the table")
@@ -130,6 +133,17 @@ func main() {
 		os.Exit(2)
 	}
 	ctrl.SetLogger(logr.FromSlogHandler(log.Handler()))
+	if f.preflight {
+		blocking, err := preflight(ctrl.SetupSignalHandler(), f, os.Stdout)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "artt-traffic --preflight:", err)
+			os.Exit(2)
+		}
+		if blocking {
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctrl.SetupSignalHandler(), f, log); err != nil {
 		log.Error("artt-traffic stopped", "error", err)
 		os.Exit(1)
@@ -203,6 +217,40 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	}
 	log.Info("artt-traffic starting", "policy", f.policy, "interval", f.interval, "dryRun", f.dryRun, "prometheus", f.prometheus)
 	return mgr.Start(ctx)
+}
+
+// preflight prints every problem the preflight finds, or that it found
+// none, and reports whether one blocks routing.
+func preflight(ctx context.Context, f flags, out io.Writer) (blocking bool, err error) {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return false, fmt.Errorf("kubeconfig: %w", err)
+	}
+	s, err := controller.Scheme()
+	if err != nil {
+		return false, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		return false, err
+	}
+	pc, err := api.NewClient(api.Config{Address: f.prometheus})
+	if err != nil {
+		return false, fmt.Errorf("--prometheus-address = %q: %w", f.prometheus, err)
+	}
+	col := &controller.Collector{Client: pc, Queries: f.queries, Timeout: f.queryTimeout}
+	problems, err := controller.Preflight(ctx, c, col, f.dataPlane, time.Now())
+	if err != nil {
+		return false, err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(out, p)
+		blocking = blocking || p.Blocking
+	}
+	if len(problems) == 0 {
+		fmt.Fprintln(out, "ok: artt-traffic can read and route every managed Deployment")
+	}
+	return blocking, nil
 }
 
 // queryFlags registers one flag per collection query, defaulting to q's.
