@@ -13,6 +13,7 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
+	"github.com/artt-dev/artt/internal/httplimit"
 	"github.com/artt-dev/artt/scaler/metric"
 )
 
@@ -60,6 +61,8 @@ type PrometheusSource struct {
 	// bench-scaler), gzip took about 70% of Prometheus's CPU per round and
 	// 45% of the scaler's, to save bandwidth a cluster does not lack.
 	compress bool
+	// maxResponse bounds each answer's bytes (DefaultMaxResponseBytes).
+	maxResponse int64
 }
 
 // defaultIdleConns keeps a connection for each query of the default 32
@@ -68,12 +71,26 @@ type PrometheusSource struct {
 // 1,000 ScaledObjects, dialling took a tenth of the scaler's CPU.
 const defaultIdleConns = 3 * 32
 
+// DefaultMaxResponseBytes bounds one answer from Prometheus. A trigger's
+// largest legitimate answer is a range of one series, at most
+// metric.MaxPoints (11,000) points of about 40 bytes each: half a MiB. 8 MiB
+// leaves room for long label sets; past it, a query matches far more than
+// one series, and reading it all would only end in refusing it.
+const DefaultMaxResponseBytes = 8 << 20
+
 // NewPrometheusSource returns a source; observe may be nil.
 func NewPrometheusSource(observe QueryObserver) *PrometheusSource {
 	if observe == nil {
 		observe = func(Spec, QueryName, time.Duration, error) {}
 	}
-	return &PrometheusSource{observe: observe, points: func(int, int) {}, idleConns: defaultIdleConns}
+	return &PrometheusSource{observe: observe, points: func(int, int) {}, idleConns: defaultIdleConns, maxResponse: DefaultMaxResponseBytes}
+}
+
+// MaxResponseBytes bounds each answer read from Prometheus. Call it before
+// the first Fetch.
+func (p *PrometheusSource) MaxResponseBytes(n int64) *PrometheusSource {
+	p.maxResponse = max(n, 1)
+	return p
 }
 
 // ObservePoints sets the observer of range points asked and reused. Call
@@ -123,7 +140,7 @@ func (p *PrometheusSource) client(address string) (promv1.API, error) {
 	transport.MaxIdleConns = 0 // no limit across hosts; per host below
 	transport.MaxIdleConnsPerHost = p.idleConns
 	transport.DisableCompression = !p.compress
-	c, err := api.NewClient(api.Config{Address: address, RoundTripper: transport})
+	c, err := api.NewClient(api.Config{Address: address, RoundTripper: httplimit.LimitResponses(transport, p.maxResponse)})
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +309,10 @@ func queryError(name QueryName, q string, err error) error {
 	var perr *promv1.Error
 	if errors.As(err, &perr) && perr.Type == promv1.ErrBadData {
 		return &metric.MetadataError{Key: queryKey[name], Value: q, Reason: "Prometheus refused the query: " + perr.Msg}
+	}
+	var tooLarge *httplimit.ResponseTooLargeError
+	if errors.As(err, &tooLarge) {
+		return &metric.MetadataError{Key: queryKey[name], Value: q, Reason: tooLarge.Error() + ": it must return one series (aggregate with sum())"}
 	}
 	return &BackendError{name, err}
 }

@@ -2,7 +2,9 @@ package scaler
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,5 +52,25 @@ func TestCompressionIsAskedOnlyWhenEnabled(t *testing.T) {
 	}
 	if answers[0].CPURequest != answers[1].CPURequest || nonNaN(answers[0].Demand) != nonNaN(answers[1].Demand) || nonNaN(answers[0].Demand) == 0 {
 		t.Errorf("answers differ or are empty: %+v / %+v", answers[0], answers[1])
+	}
+}
+
+// A query whose answer passes --max-response-bytes is refused as the
+// trigger's, naming its key, instead of being read whole: here an override
+// that forgot to aggregate, its every series a range of points.
+func TestAnAnswerPastTheBoundNamesTheQuery(t *testing.T) {
+	needProm(t)
+	md := webMetadata(map[string]string{"cpuUsageQuery": `container_cpu_usage_seconds_total{namespace="{{.Namespace}}"}`})
+	spec, err := ParseMetadata("shop", "web", md, prom.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewPrometheusSource(nil).MaxResponseBytes(2000).Fetch(context.Background(), spec, time.Now())
+	var me *metric.MetadataError
+	if !errors.As(err, &me) || me.Key != "cpuUsageQuery" || !strings.Contains(me.Reason, "passed 2000 bytes") {
+		t.Fatalf("error %v; want the cpuUsageQuery refused for passing 2000 bytes", err)
+	}
+	if _, err := NewPrometheusSource(nil).Fetch(context.Background(), spec, time.Now()); errors.As(err, &me) && strings.Contains(me.Reason, "bytes") {
+		t.Errorf("at the default bound the same query was refused for its size: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
+	"github.com/artt-dev/artt/internal/httplimit"
 	"github.com/artt-dev/artt/loadtest/importer"
 )
 
@@ -63,7 +64,7 @@ func importScenario(args []string, stdout, stderr io.Writer) error {
 	}
 	o.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	o.TraceFile = o.Name + "-workload.csv"
-	transport := importer.LimitResponses(api.DefaultRoundTripper, *maxResponse)
+	transport := httplimit.LimitResponses(api.DefaultRoundTripper, *maxResponse)
 	client, err := api.NewClient(api.Config{Address: *prometheus, RoundTripper: transport})
 	if err != nil {
 		return fmt.Errorf("--prometheus = %q: %w", *prometheus, err)

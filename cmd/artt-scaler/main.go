@@ -43,6 +43,7 @@ type flags struct {
 	checkScaledObjects                     bool
 	kubeconfig                             string
 	maxConcurrentPolls, maxRecvBytes       int
+	maxResponseBytes                       int
 	maxConcurrentStreams                   int
 	tlsCert, tlsKey, tlsClientCA           string
 	cacheTTL, idleTTL, pushInterval, grace time.Duration
@@ -92,6 +93,7 @@ func (f *flags) define(fs *flag.FlagSet) (showVersion *bool) {
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", 5*time.Second, "how long one round of queries answers every call for a trigger")
 	fs.DurationVar(&f.idleTTL, "idle-ttl", 10*time.Minute, "drop a trigger's state after this long without calls")
 	fs.BoolVar(&f.reuseRanges, "reuse-ranges", true, "ask Prometheus only for the points of a range query that are new or younger than --range-settle, reusing the rest from the previous poll; off, every poll asks for the whole history")
+	fs.IntVar(&f.maxResponseBytes, "max-response-bytes", scaler.DefaultMaxResponseBytes, "largest answer read from Prometheus for one query; past it the query is refused, naming its metadata key (a trigger's queries each return one series)")
 	fs.BoolVar(&f.compress, "prometheus-compression", false, "ask Prometheus for gzip-compressed answers (for a Prometheus across a slow link; inside a cluster compression costs both sides more CPU than it saves)")
 	fs.DurationVar(&f.rangeSettle, "range-settle", time.Minute, "with --reuse-ranges, the points this close to the previous poll's newest are asked again (raise it when samples reach Prometheus late, e.g. through remote write)")
 	fs.DurationVar(&f.pushInterval, "push-interval", 15*time.Second, "how often StreamIsActive and StreamMetricSpec re-evaluate")
@@ -132,7 +134,7 @@ func (f flags) validate() error {
 	for _, n := range []struct {
 		name  string
 		value int
-	}{{"--max-concurrent-polls", f.maxConcurrentPolls}, {"--grpc-max-recv-bytes", f.maxRecvBytes}, {"--grpc-max-concurrent-streams", f.maxConcurrentStreams}} {
+	}{{"--max-concurrent-polls", f.maxConcurrentPolls}, {"--grpc-max-recv-bytes", f.maxRecvBytes}, {"--grpc-max-concurrent-streams", f.maxConcurrentStreams}, {"--max-response-bytes", f.maxResponseBytes}} {
 		if n.value <= 0 {
 			problems = append(problems, fmt.Errorf("%s = %d: must be positive", n.name, n.value))
 		}
@@ -177,7 +179,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tel := scaler.NewTelemetry(reg)
 	source := scaler.NewPrometheusSource(tel.QueryObserver()).ObservePoints(tel.PointsObserver()).
-		KeepConnections(3 * f.maxConcurrentPolls).Compress(f.compress)
+		KeepConnections(3 * f.maxConcurrentPolls).Compress(f.compress).MaxResponseBytes(int64(f.maxResponseBytes))
 	if f.reuseRanges {
 		source.ReuseRanges(f.rangeSettle, f.idleTTL)
 	}

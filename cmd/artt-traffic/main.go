@@ -27,6 +27,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/artt-dev/artt/internal/httplimit"
 	"github.com/artt-dev/artt/internal/logging"
 	"github.com/artt-dev/artt/internal/version"
 	"github.com/artt-dev/artt/traffic"
@@ -40,10 +41,17 @@ type flags struct {
 	dataPlane                                                  controller.DataPlane
 	interval, protectInterval, queryTimeout, leaseDuration     time.Duration
 	forgetAfter, cfsPeriod                                     time.Duration
+	maxResponseBytes                                           int64
 	dryRun, labelNodes, leaderElect, leaveToEnvoy, preflight   bool
 	logLevel, logFormat                                        string
 	queries                                                    controller.Queries
 }
+
+// defaultMaxResponseBytes bounds one answer from Prometheus. The largest is
+// the node delays, a sample per pair of nodes: a thousand nodes' million
+// pairs at about 150 bytes each is 150 MB. A per-pod vector of 10,000 pods
+// is 2 MB.
+const defaultMaxResponseBytes = 256 << 20
 
 // errVersion asks main to print the version and exit.
 var errVersion = errors.New("version requested")
@@ -56,6 +64,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.interval, "interval", 30*time.Second, "measurement and allocation cycle")
 	fs.DurationVar(&f.protectInterval, "protect-interval", 15*time.Second, "how often the fast path measures between cycles and cuts or restores a group whose health changed (artt policy; 0 turns it off)")
 	fs.DurationVar(&f.queryTimeout, "query-timeout", 10*time.Second, "timeout of each Prometheus query")
+	fs.Int64Var(&f.maxResponseBytes, "max-response-bytes", defaultMaxResponseBytes, "largest answer read from Prometheus for one query; past it the collection fails and the last routing stays")
 	fs.DurationVar(&f.cfsPeriod, "cfs-quota-period", traffic.CFSPeriod, "the period of the cluster's CPU quotas (the kubelet's --cpu-cfs-quota-period): a pod throttled in a period waited at most that long for its own quota")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "compute, log and export allocations, write nothing")
 	fs.BoolVar(&f.preflight, "preflight", false, "check, with this account's credentials, what artt-traffic needs of the cluster and Prometheus, print one line per problem and exit: 1 when something it was asked to route cannot be routed")
@@ -101,6 +110,9 @@ func parseFlags(args []string) (flags, error) {
 	f.dataPlane = dp
 	if f.cfsPeriod < time.Millisecond || f.cfsPeriod > time.Second {
 		problems = append(problems, fmt.Errorf("--cfs-quota-period = %s: must be within [1ms, 1s], as the kubelet's", f.cfsPeriod))
+	}
+	if f.maxResponseBytes < 1 {
+		problems = append(problems, fmt.Errorf("--max-response-bytes = %d: must be at least 1", f.maxResponseBytes))
 	}
 	if f.queryTimeout <= 0 {
 		problems = append(problems, fmt.Errorf("--query-timeout = %s: must be positive", f.queryTimeout))
@@ -183,7 +195,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("istio client: %w", err)
 	}
-	pc, err := api.NewClient(api.Config{Address: f.prometheus})
+	pc, err := api.NewClient(api.Config{Address: f.prometheus, RoundTripper: httplimit.LimitResponses(api.DefaultRoundTripper, f.maxResponseBytes)})
 	if err != nil {
 		return fmt.Errorf("--prometheus-address = %q: %w", f.prometheus, err)
 	}
@@ -234,7 +246,7 @@ func preflight(ctx context.Context, f flags, out io.Writer) (blocking bool, err 
 	if err != nil {
 		return false, err
 	}
-	pc, err := api.NewClient(api.Config{Address: f.prometheus})
+	pc, err := api.NewClient(api.Config{Address: f.prometheus, RoundTripper: httplimit.LimitResponses(api.DefaultRoundTripper, f.maxResponseBytes)})
 	if err != nil {
 		return false, fmt.Errorf("--prometheus-address = %q: %w", f.prometheus, err)
 	}

@@ -25,6 +25,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--interval=10ms"}, "--interval = 10ms"},
 		{[]string{"--protect-interval=100ms"}, "--protect-interval = 100ms"},
 		{[]string{"--query-timeout=0s"}, "--query-timeout"},
+		{[]string{"--max-response-bytes=0"}, "--max-response-bytes"},
 		{[]string{"--cfs-quota-period=2s"}, "--cfs-quota-period = 2s"},
 		{[]string{"--data-plane=linkerd"}, `--data-plane = "linkerd": must be "envoy" or "grpc"`},
 		{[]string{"--interval=1m", "--forget-after=30s"}, "--forget-after = 30s: must be at least --interval (1m0s)"},

@@ -3,12 +3,13 @@ package importer
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
+
+	"github.com/artt-dev/artt/internal/httplimit"
 )
 
 func TestImportNamesWhatIsMissing(t *testing.T) {
@@ -71,28 +72,13 @@ func TestImportOptionsAreChecked(t *testing.T) {
 // for it, before the whole answer is held.
 func TestImportRefusesAnAnswerPastTheBound(t *testing.T) {
 	const limit = 300
-	promAPI, _, until := syntheticThrough(t, parts{ksm: true, istio: true, probes: true}, LimitResponses(api.DefaultRoundTripper, limit))
+	promAPI, _, until := syntheticThrough(t, parts{ksm: true, istio: true, probes: true}, httplimit.LimitResponses(api.DefaultRoundTripper, limit))
 	_, err := Import(context.Background(), promAPI, importOptions(until))
-	var tooLarge *ResponseTooLargeError
+	var tooLarge *httplimit.ResponseTooLargeError
 	if !errors.As(err, &tooLarge) || tooLarge.Limit != limit {
 		t.Fatalf("import through a %d-byte bound: %v", limit, err)
 	}
 	if !strings.Contains(err.Error(), "query ") || !strings.Contains(err.Error(), "--max-response-bytes") {
 		t.Errorf("error names neither the query nor the flag: %v", err)
-	}
-}
-
-// The bound lets an answer of exactly its size through.
-func TestLimitedBodyReadsUpToTheBound(t *testing.T) {
-	for _, size := range []int{0, 5, 300} {
-		b := &limitedBody{ReadCloser: io.NopCloser(strings.NewReader(strings.Repeat("x", size))), left: 300, limit: 300}
-		got, err := io.ReadAll(b)
-		if err != nil || len(got) != size {
-			t.Errorf("a %d-byte body under a 300-byte bound: %d bytes, %v", size, len(got), err)
-		}
-	}
-	b := &limitedBody{ReadCloser: io.NopCloser(strings.NewReader(strings.Repeat("x", 301))), left: 300, limit: 300}
-	if got, err := io.ReadAll(b); err == nil || len(got) != 300 {
-		t.Errorf("a 301-byte body under a 300-byte bound: %d bytes, %v", len(got), err)
 	}
 }

@@ -26,6 +26,12 @@ import (
 	"github.com/artt-dev/artt/loadtest/scenario"
 )
 
+// DefaultMaxResponseBytes bounds one answer from Prometheus. The importer's
+// largest answers are a vector with a sample per pod or node pair (a few
+// hundred bytes each) and a range of one series (a point per step): 32 MiB
+// holds either for thousands of pods or a year of steps.
+const DefaultMaxResponseBytes = 32 << 20
+
 // Options say what to import.
 type Options struct {
 	// Namespace holds the application.

@@ -1,16 +1,14 @@
-package importer
+// Package httplimit bounds how much of an HTTP answer is read: ARTT's
+// commands read Prometheus' answers through it, so a query that matches far
+// more series than meant fails with a clear error instead of holding the
+// whole answer in memory.
+package httplimit
 
 import (
 	"fmt"
 	"io"
 	"net/http"
 )
-
-// DefaultMaxResponseBytes bounds one answer from Prometheus. The importer's
-// largest answers are a vector with a sample per pod or node pair (a few
-// hundred bytes each) and a range of one series (a point per step): 32 MiB
-// holds either for thousands of pods or a year of steps.
-const DefaultMaxResponseBytes = 32 << 20
 
 // ResponseTooLargeError is an answer that passed the bound; the query that
 // asked for it wraps it.
