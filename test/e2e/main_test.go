@@ -33,51 +33,27 @@ var (
 	scalerGRPC string // artt-scaler's gRPC address
 	scalerHTTP string // artt-scaler's /metrics address
 	testScope  context.Context
-	skipWhy    string
 )
 
-func TestMain(m *testing.M) { os.Exit(runTests(m)) }
-
-func runTests(m *testing.M) int {
-	assets = os.Getenv("ARTT_E2E_ASSETS")
-	switch {
-	case assets == "":
-		skipWhy = "ARTT_E2E_ASSETS is not set (export it to the directory hack/build-e2e-binaries.sh prints)"
-	case os.Getenv("KUBEBUILDER_ASSETS") == "":
-		skipWhy = "KUBEBUILDER_ASSETS is not set (hack/build-test-binaries.sh)"
-	}
-	if _, err := promtest.Binary(); err != nil && skipWhy == "" {
-		skipWhy = err.Error()
-	}
-	if skipWhy != "" {
-		if promtest.Required() && os.Getenv("ARTT_E2E_ASSETS") != "" {
-			fmt.Fprintln(os.Stderr, "e2e components required but missing:", skipWhy)
-			return 1
-		}
-		return m.Run()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	testScope = ctx
-	var err error
-	if work, err = os.MkdirTemp("", "artt-e2e-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	stop, err := startCluster(ctx)
-	defer stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the cluster:", err)
-		fmt.Fprintln(os.Stderr, "logs in", work)
-		return 1
-	}
-	return testcluster.RunKeepingLogs(m, work)
+// harness starts the cluster once for every test of the package.
+var harness = &testcluster.Main{
+	Name: "e2e",
+	Needs: []testcluster.Need{
+		{Env: "ARTT_E2E_ASSETS", Hint: "export it to the directory hack/build-e2e-binaries.sh prints", AskedFor: true},
+		{Env: "KUBEBUILDER_ASSETS", Hint: "hack/build-test-binaries.sh"},
+	},
+	Start: func(ctx context.Context, dir string) (func(), error) {
+		testScope, work, assets = ctx, dir, os.Getenv("ARTT_E2E_ASSETS")
+		return startCluster(ctx)
+	},
 }
+
+func TestMain(m *testing.M) { os.Exit(harness.Run(m)) }
 
 func needCluster(t *testing.T) {
 	t.Helper()
-	if skipWhy != "" {
-		t.Skip("end-to-end components missing: " + skipWhy)
+	if harness.SkipWhy != "" {
+		t.Skip("end-to-end components missing: " + harness.SkipWhy)
 	}
 }
 

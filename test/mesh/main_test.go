@@ -33,50 +33,27 @@ var (
 	exporter   *promtest.Exporter
 	work       string
 	testScope  context.Context
-	skipWhy    string
 )
 
-func TestMain(m *testing.M) { os.Exit(runTests(m)) }
-
-func runTests(m *testing.M) int {
-	istiod := os.Getenv("ARTT_ISTIOD")
-	switch {
-	case istiod == "":
-		skipWhy = "ARTT_ISTIOD is not set (export it to the directory hack/build-istiod.sh prints)"
-	case os.Getenv("KUBEBUILDER_ASSETS") == "":
-		skipWhy = "KUBEBUILDER_ASSETS is not set (hack/build-test-binaries.sh)"
-	}
-	if _, err := promtest.Binary(); err != nil && skipWhy == "" {
-		skipWhy = err.Error()
-	}
-	if skipWhy != "" {
-		if promtest.Required() {
-			fmt.Fprintln(os.Stderr, "mesh test components required but missing:", skipWhy)
-			return 1
-		}
-		return m.Run()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	testScope = ctx
-	var err error
-	if work, err = os.MkdirTemp("", "artt-mesh-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	stop, err := startCluster(ctx, istiod)
-	defer stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the cluster:", err, "(logs in", work+")")
-		return 1
-	}
-	return testcluster.RunKeepingLogs(m, work)
+// harness starts the cluster once for every test of the package.
+var harness = &testcluster.Main{
+	Name: "mesh",
+	Needs: []testcluster.Need{
+		{Env: "ARTT_ISTIOD", Hint: "export it to the directory hack/build-istiod.sh prints"},
+		{Env: "KUBEBUILDER_ASSETS", Hint: "hack/build-test-binaries.sh"},
+	},
+	Start: func(ctx context.Context, dir string) (func(), error) {
+		testScope, work = ctx, dir
+		return startCluster(ctx, os.Getenv("ARTT_ISTIOD"))
+	},
 }
+
+func TestMain(m *testing.M) { os.Exit(harness.Run(m)) }
 
 func needCluster(t *testing.T) {
 	t.Helper()
-	if skipWhy != "" {
-		t.Skip("mesh test components missing: " + skipWhy)
+	if harness.SkipWhy != "" {
+		t.Skip("mesh test components missing: " + harness.SkipWhy)
 	}
 }
 
