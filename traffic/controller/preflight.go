@@ -65,13 +65,15 @@ func Preflight(ctx context.Context, c client.Client, col *Collector, dataPlane D
 		pods[d.Namespace+"/"+d.Name] = list.Items
 	}
 	problems = append(problems, checkLocalities(nodes.Items, pods)...)
-	for _, check := range []func(context.Context, client.Client, []appsv1.Deployment, DataPlane) ([]Problem, error){checkMesh, checkServices} {
-		found, err := check(ctx, c, deps.Items, dataPlane)
-		if err != nil {
-			return nil, err
-		}
-		problems = append(problems, found...)
+	found, err := checkMesh(ctx, c, deps.Items, pods, dataPlane)
+	if err != nil {
+		return nil, err
 	}
+	problems = append(problems, found...)
+	if found, err = checkServices(ctx, c, deps.Items); err != nil {
+		return nil, err
+	}
+	problems = append(problems, found...)
 	m, err := col.Collect(ctx, now)
 	if err != nil {
 		return append(problems, Problem{Object: "prometheus", Wrong: "a collection failed: " + err.Error(),
@@ -154,8 +156,10 @@ const (
 
 // checkMesh reads each managed namespace's data plane: sidecars carry the
 // weights, ambient mode only through a waypoint, and a namespace with
-// neither carries them only to proxyless gRPC clients.
-func checkMesh(ctx context.Context, c client.Client, deps []appsv1.Deployment, dataPlane DataPlane) ([]Problem, error) {
+// neither carries them only to proxyless gRPC clients. Sidecars are known
+// by the namespace's injection label, or by every managed pod of it
+// carrying the status istio's injector writes (injection asked per pod).
+func checkMesh(ctx context.Context, c client.Client, deps []appsv1.Deployment, pods map[string][]corev1.Pod, dataPlane DataPlane) ([]Problem, error) {
 	if dataPlane == DataPlaneGRPC {
 		return nil, nil // proxyless clients read the rules from istiod themselves
 	}
@@ -170,7 +174,8 @@ func checkMesh(ctx context.Context, c client.Client, deps []appsv1.Deployment, d
 		case l[dataplaneModeKey] == ambientMode && l[useWaypointLabel] == "":
 			problems = append(problems, Problem{Object: "namespace " + ns, Wrong: "it is in Istio's ambient mode without a waypoint, where ztunnel ignores a rule's localityLbSetting",
 				Remedy: "give it a waypoint (istioctl waypoint apply -n " + ns + " --enroll-namespace) or use sidecars", Blocking: true})
-		case l[dataplaneModeKey] == ambientMode, l[injectionLabel] == injectionEnabled, l[revisionLabel] != "" && l[injectionLabel] != injectionDisabled:
+		case l[dataplaneModeKey] == ambientMode, l[injectionLabel] == injectionEnabled, l[revisionLabel] != "" && l[injectionLabel] != injectionDisabled,
+			allInjected(ns, pods):
 		default:
 			problems = append(problems, Problem{Object: "namespace " + ns, Wrong: "it has no sidecar injection (" + injectionLabel + "=" + injectionEnabled + " or " + revisionLabel + "), so no proxy carries ARTT's weights",
 				Remedy: "label it " + injectionLabel + "=" + injectionEnabled + " and restart its pods, or run artt-traffic with --data-plane=grpc for proxyless gRPC clients", Blocking: true})
@@ -179,10 +184,32 @@ func checkMesh(ctx context.Context, c client.Client, deps []appsv1.Deployment, d
 	return problems, nil
 }
 
+// sidecarStatus is the annotation Istio's injector writes on each pod it
+// gave a sidecar.
+const sidecarStatus = "sidecar.istio.io/status"
+
+// allInjected reports whether namespace ns has managed pods and every one
+// of them has a sidecar.
+func allInjected(ns string, pods map[string][]corev1.Pod) bool {
+	n := 0
+	for _, list := range pods {
+		for _, p := range list {
+			if p.Namespace != ns {
+				continue
+			}
+			if p.Annotations[sidecarStatus] == "" {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
 // checkServices finds, for each managed Deployment, the Service its host
 // names: without one, its callers cannot reach it by that host; a Service's
 // trafficDistribution is overridden by the rule's localityLbSetting.
-func checkServices(ctx context.Context, c client.Client, deps []appsv1.Deployment, _ DataPlane) ([]Problem, error) {
+func checkServices(ctx context.Context, c client.Client, deps []appsv1.Deployment) ([]Problem, error) {
 	var problems []Problem
 	for _, d := range deps {
 		if d.Annotations[HostAnnotation] != "" {

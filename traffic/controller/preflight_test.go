@@ -28,15 +28,29 @@ import (
 func TestPreflightNamesEachProblemAndPassesAReadyNamespace(t *testing.T) {
 	needCluster(t)
 	ensureNodes(t)
-	const ready, bad, ambient = "preflight-ok", "preflight-bad", "preflight-ambient"
+	const ready, bad, ambient, injected = "preflight-ok", "preflight-bad", "preflight-ambient", "preflight-injected"
 	createNamespace(t, ready, map[string]string{injectionLabel: injectionEnabled})
 	createApp(t, ready)
 	createNamespace(t, bad, nil)
 	createApp(t, bad)
 	createNamespace(t, ambient, map[string]string{dataplaneModeKey: ambientMode})
 	createApp(t, ambient)
+	// Injection asked per pod: no namespace label, every pod injected.
+	createNamespace(t, injected, nil)
+	createApp(t, injected)
+	var list corev1.PodList
+	if err := k8s.List(testScope, &list, client.InNamespace(injected)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range list.Items {
+		p := &list.Items[i]
+		p.Annotations = map[string]string{sidecarStatus: `{"containers":["istio-proxy"]}`}
+		if err := k8s.Update(testScope, p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() { // later tests' controllers see only their own applications
-		for _, ns := range []string{ready, bad, ambient} {
+		for _, ns := range []string{ready, bad, ambient, injected} {
 			_ = k8s.DeleteAllOf(testScope, &appsv1.Deployment{}, client.InNamespace(ns))
 			_ = k8s.DeleteAllOf(testScope, &corev1.Pod{}, client.InNamespace(ns))
 		}
@@ -77,10 +91,15 @@ func TestPreflightNamesEachProblemAndPassesAReadyNamespace(t *testing.T) {
 	}
 	lines := map[string][]string{}
 	for _, p := range problems {
-		for _, ns := range []string{ready, bad, ambient, "n4"} {
+		for _, ns := range []string{ready, bad, ambient, injected, "n4"} {
 			if strings.Contains(p.Object, ns) {
 				lines[ns] = append(lines[ns], p.String())
 			}
+		}
+	}
+	for _, l := range lines[injected] {
+		if strings.Contains(l, "namespace "+injected) {
+			t.Errorf("a namespace whose every pod has a sidecar is said to have none: %s", l)
 		}
 	}
 	if len(lines[ready]) > 0 {
