@@ -161,6 +161,7 @@ func TestTrafficRBACIsExactlyWhatIsUsed(t *testing.T) {
 	want := map[string]map[string]bool{
 		"ClusterRole/artt-traffic": {
 			"/pods:get,list,watch": true, "/nodes:get,list,watch": true,
+			"/services:get": true, "/namespaces:get": true, // --preflight reads them
 			"apps/deployments:get,list,watch":                                  true,
 			"networking.istio.io/destinationrules:get,list,watch,create,patch": true,
 		},
