@@ -60,7 +60,7 @@ func mutualTLS(t *testing.T) {
 	if err := k8s.Create(testScope, secret); err != nil {
 		t.Fatal(err)
 	}
-	example, err := os.ReadFile("../examples/scaler-mtls/triggerauthentication.yaml")
+	example, err := os.ReadFile("../../deploy/examples/scaler-mtls/triggerauthentication.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 // scale-down stabilisation window shortened for the test.
 func scaledObject(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile("../examples/scaledobject.yaml")
+	data, err := os.ReadFile("../../deploy/examples/scaledobject.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
