@@ -201,16 +201,7 @@ func (c *Cluster) startAPI(ctx context.Context, a Assets, autoscale bool) error 
 	if c.Istio, err = istioclient.NewForConfig(c.Config); err != nil {
 		return err
 	}
-	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return err
-	}
-	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
-	if err := os.WriteFile(c.Kubeconfig, kc, 0o600); err != nil {
+	if c.Kubeconfig, err = testcluster.AdminKubeconfig(env, c.Dir, "admin"); err != nil {
 		return err
 	}
 	// istiod keeps its self-signed CA in istio-system.

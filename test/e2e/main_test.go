@@ -89,16 +89,7 @@ func startCluster(ctx context.Context) (func(), error) {
 	if k8s, err = client.New(cfg, client.Options{}); err != nil {
 		return stopAll, err
 	}
-	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return stopAll, err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return stopAll, err
-	}
-	kubeconfig = filepath.Join(work, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+	if kubeconfig, err = testcluster.AdminKubeconfig(env, work, "admin"); err != nil {
 		return stopAll, err
 	}
 	for _, ns := range []string{"shop", "artt-system"} {

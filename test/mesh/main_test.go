@@ -86,16 +86,8 @@ func startCluster(ctx context.Context, istiod string) (func(), error) {
 	if ic, err = istioclient.NewForConfig(cfg); err != nil {
 		return stopAll, err
 	}
-	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	kubeconfig, err := testcluster.AdminKubeconfig(env, work, "admin")
 	if err != nil {
-		return stopAll, err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return stopAll, err
-	}
-	kubeconfig := filepath.Join(work, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		return stopAll, err
 	}
 	// istiod keeps its self-signed CA in istio-system; no controller-manager

@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/artt-dev/artt/deploy/monitoring"
 	"github.com/artt-dev/artt/internal/promtest"
@@ -355,16 +354,8 @@ func startFleetComponents(t *testing.T) {
 		t.Fatal("ARTT_E2E_ASSETS is not set: the fleet needs kwok and kube-controller-manager (hack/build-e2e-binaries.sh)")
 	}
 	dir := t.TempDir()
-	admin, err := testEnv.AddUser(envtest.User{Name: "fleet-admin", Groups: []string{"system:masters"}}, nil)
+	kubeconfig, err := testcluster.AdminKubeconfig(testEnv, dir, "fleet-admin")
 	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(testScope)
