@@ -28,7 +28,7 @@ type ThresholdProfile struct {
 // ProfileThreshold replays the threshold as artt-scaler computes it at each
 // poll: the last window + history − 1 samples of demand (one sample per
 // element of demand), through the trigger metadata's own parser and
-// scaler.Evaluate, what artt-scaler's GetMetrics calls. It polls every
+// metric.Evaluate, what artt-scaler's GetMetrics calls. It polls every
 // `every` samples from the first full history on. The CPU used is taken
 // proportional to demand (a constant cost per request), so only the demand
 // moves the threshold.

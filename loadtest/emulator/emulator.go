@@ -2,8 +2,8 @@
 // Kubernetes cluster running a microservice call graph. It drives the same
 // code a cluster runs: routing tables come from the traffic policies in
 // package traffic/allocate (what artt-traffic runs), and autoscaling asks
-// scaler.ParseMetadata and scaler.Evaluate (what artt-scaler's gRPC handlers
-// call) before applying the Kubernetes HPA algorithm.
+// metric.ParseSettings and metric.Evaluate (package scaler/metric, what
+// artt-scaler's gRPC handlers call) before applying the Kubernetes HPA algorithm.
 //
 // The model, in brief (docs/lab.md has the details and their sources):
 //

@@ -56,7 +56,7 @@ type trigger struct {
 const kedaRPSWindow = 120.0
 
 // newKEDA builds the trigger of every autoscaled component through
-// artt-scaler's own metadata parser, as a ScaledObject would configure it.
+// artt-scaler's own settings parser (package scaler/metric), as a ScaledObject would configure it.
 func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 	a := &kedaHPA{e: e, policy: run.Autoscaling, triggers: make(map[*component]trigger), rpsPerPod: run.Target}
 	interval := e.sc.Control.SampleInterval.Seconds()
