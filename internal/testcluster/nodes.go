@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 
 	"sigs.k8s.io/yaml"
 )
@@ -34,15 +33,19 @@ func StartKwok(ctx context.Context, dir, assets, kubeconfig string) (func(), err
 // artt-scheduler profile, ARTTPlacement on); without, kube-scheduler's
 // default profile.
 func StartScheduler(ctx context.Context, dir, kubeconfig string, larp bool) (func(), error) {
+	root, err := repoRoot()
+	if err != nil {
+		return func() {}, err
+	}
 	binary := filepath.Join(dir, "artt-scheduler")
 	build := exec.Command("go", "build", "-o", binary, "./cmd/artt-scheduler")
-	build.Dir = filepath.Join(repoRoot(), "scheduler")
+	build.Dir = filepath.Join(root, "scheduler")
 	if b, err := build.CombinedOutput(); err != nil {
 		return func() {}, fmt.Errorf("go build artt-scheduler: %v\n%s", err, b)
 	}
 	config := map[string]any{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 	if larp {
-		shipped, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "scheduler", "scheduler-config.yaml"))
+		shipped, err := os.ReadFile(filepath.Join(root, "deploy", "scheduler", "scheduler-config.yaml"))
 		if err != nil {
 			return func() {}, err
 		}
@@ -65,10 +68,4 @@ func StartScheduler(ctx context.Context, dir, kubeconfig string, larp bool) (fun
 	return StartProcess(ctx, dir, "artt-scheduler", binary, []string{"ARTT_TOPOLOGY_CONFIGMAP=artt-system/artt-topology"},
 		"--config="+path, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", FreePort()),
 		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig, "--authentication-skip-lookup", "--v=2")
-}
-
-// repoRoot is the checkout this package was built from.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
 }

@@ -61,9 +61,13 @@ func RunKeepingLogs(m interface{ Run() int }, dir string) int {
 // Build builds one of ARTT's commands (cmd/<command>) from this checkout
 // into dir and returns the binary's path.
 func Build(dir, command string) (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
 	out := filepath.Join(dir, command)
 	cmd := exec.Command("go", "build", "-o", out, "./cmd/"+command)
-	cmd.Dir = repoRoot()
+	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %v\n%s", command, err, b)
 	}

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,8 +15,10 @@ import (
 // (namespaces for real, so namespaced objects have somewhere to go).
 func TestDeployManifestsApplyCleanly(t *testing.T) {
 	needCluster(t)
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "deploy")
+	root, err := filepath.Abs(filepath.Join("..", "..", "deploy")) // go test runs in the package's directory
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, dir := range []string{".", "scheduler", "examples/node-labeller", "examples/node-probes", "examples/scaler-mtls"} {
 		t.Run(dir, func(t *testing.T) {
 			m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(root, dir))
