@@ -3,7 +3,6 @@ package charttest
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -14,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/artt-dev/artt/internal/testcluster"
 )
 
 // startAPIServer starts envtest's kube-apiserver and etcd and returns a
@@ -27,25 +27,16 @@ func startAPIServer(t *testing.T) (string, *dynamic.DynamicClient) {
 		}
 		t.Skip("KUBEBUILDER_ASSETS is not set (hack/build-test-binaries.sh builds kube-apiserver and etcd)")
 	}
-	env := &envtest.Environment{}
-	cfg, err := env.Start()
+	cp, err := testcluster.StartControlPlane(testcluster.ControlPlaneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Stop() })
-	admin, err := env.AddUser(envtest.User{Name: "chart-admin", Groups: []string{"system:masters"}}, nil)
+	t.Cleanup(cp.Stop)
+	path, err := testcluster.AdminKubeconfig(cp.Env, t.TempDir(), "chart-admin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig, err := admin.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, err := dynamic.NewForConfig(cp.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/artt-dev/artt/internal/promtest"
 	"github.com/artt-dev/artt/internal/testcluster"
@@ -157,39 +156,21 @@ func (c *Cluster) startAPI(ctx context.Context, a Assets, autoscale bool) error 
 	if autoscale {
 		crds = append(crds, testcluster.KEDACRDs(a.E2E))
 	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: a.Kubebuilder,
-		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: crds, ErrorIfPathMissing: true},
-	}
-	logs := make([]*os.File, 2)
-	for i, name := range []string{"kube-apiserver", "etcd"} {
-		f, err := os.OpenFile(filepath.Join(c.Dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		logs[i] = f
-	}
-	api := env.ControlPlane.GetAPIServer()
-	api.Out, api.Err = logs[0], logs[0]
 	// A namespace of its own has no default route, from which the API
 	// server would pick the address it advertises, and the address may not
 	// be a loopback one: it gets one of the namespace's own.
 	if err := addAddress(apiAdvertiseAddress); err != nil {
 		return err
 	}
-	api.Configure().Set("advertise-address", apiAdvertiseAddress)
-	if autoscale {
-		if err := testcluster.EnableAggregation(api, c.Dir); err != nil {
-			return err
-		}
+	cp, err := testcluster.StartControlPlane(testcluster.ControlPlaneOptions{
+		Assets: a.Kubebuilder, CRDs: crds, Dir: c.Dir, Aggregation: autoscale,
+		Args: map[string]string{"advertise-address": apiAdvertiseAddress},
+	})
+	if err != nil {
+		return err
 	}
-	env.ControlPlane.Etcd = &envtest.Etcd{Out: logs[1], Err: logs[1]}
-	c.stops = append(c.stops, func() { logs[0].Close(); logs[1].Close() })
-	var err error
-	if c.Config, err = env.Start(); err != nil {
-		return fmt.Errorf("envtest: %w", err)
-	}
-	c.stops = append(c.stops, func() { _ = env.Stop() })
+	c.stops = append(c.stops, cp.Stop)
+	c.Config = cp.Config
 	c.Config.QPS, c.Config.Burst = 200, 400
 	s, err := controller.Scheme()
 	if err != nil {
@@ -201,7 +182,7 @@ func (c *Cluster) startAPI(ctx context.Context, a Assets, autoscale bool) error 
 	if c.Istio, err = istioclient.NewForConfig(c.Config); err != nil {
 		return err
 	}
-	if c.Kubeconfig, err = testcluster.AdminKubeconfig(env, c.Dir, "admin"); err != nil {
+	if c.Kubeconfig, err = testcluster.AdminKubeconfig(cp.Env, c.Dir, "admin"); err != nil {
 		return err
 	}
 	// istiod keeps its self-signed CA in istio-system.

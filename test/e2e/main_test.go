@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/artt-dev/artt/internal/promtest"
 	"github.com/artt-dev/artt/internal/testcluster"
@@ -69,27 +66,22 @@ func startCluster(ctx context.Context) (func(), error) {
 			stops[i]()
 		}
 	}
-	istioAPI, err := moduleDir("istio.io/api", "v1.32.0")
+	istioCRDs, err := testcluster.IstioCRDs()
 	if err != nil {
 		return stopAll, err
 	}
-	env := &envtest.Environment{
-		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{
-			testcluster.KEDACRDs(assets),
-			filepath.Join(istioAPI, "kubernetes", "customresourcedefinitions.gen.yaml"),
-		}, ErrorIfPathMissing: true},
-	}
-	if err := testcluster.EnableAggregation(env.ControlPlane.GetAPIServer(), work); err != nil {
+	cp, err := testcluster.StartControlPlane(testcluster.ControlPlaneOptions{
+		CRDs: []string{testcluster.KEDACRDs(assets), istioCRDs}, Dir: work, Aggregation: true,
+	})
+	if err != nil {
 		return stopAll, err
 	}
-	if cfg, err = env.Start(); err != nil {
-		return stopAll, fmt.Errorf("envtest: %w", err)
-	}
-	stops = append(stops, func() { _ = env.Stop() })
+	stops = append(stops, cp.Stop)
+	cfg = cp.Config
 	if k8s, err = client.New(cfg, client.Options{}); err != nil {
 		return stopAll, err
 	}
-	if kubeconfig, err = testcluster.AdminKubeconfig(env, work, "admin"); err != nil {
+	if kubeconfig, err = testcluster.AdminKubeconfig(cp.Env, work, "admin"); err != nil {
 		return stopAll, err
 	}
 	for _, ns := range []string{"shop", "artt-system"} {
@@ -180,18 +172,3 @@ func startProcess(ctx context.Context, name, path string, env []string, args ...
 
 // build builds one of ARTT's real binaries from this checkout.
 func build(command string) (string, error) { return testcluster.Build(work, command) }
-
-// moduleDir finds a module's source in the module cache.
-func moduleDir(module, version string) (string, error) {
-	out, err := exec.Command("go", "mod", "download", "-json", module+"@"+version).Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s@%s: %w", module, version, err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, `"Dir": `) {
-			return strings.Trim(strings.TrimSuffix(strings.TrimPrefix(line, `"Dir": `), ","), `"`), nil
-		}
-	}
-	return "", fmt.Errorf("no source directory for %s@%s", module, version)
-}

@@ -2,7 +2,6 @@ package mesh_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/artt-dev/artt/internal/promtest"
 	"github.com/artt-dev/artt/internal/testcluster"
@@ -67,14 +65,14 @@ func startCluster(ctx context.Context, istiod string) (func(), error) {
 			stops[i]()
 		}
 	}
-	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{
-		Paths: []string{filepath.Join(istiod, "crd-all.gen.yaml")}, ErrorIfPathMissing: true,
-	}}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		return stopAll, fmt.Errorf("envtest: %w", err)
+	cp, err := testcluster.StartControlPlane(testcluster.ControlPlaneOptions{
+		CRDs: []string{filepath.Join(istiod, "crd-all.gen.yaml")}, Dir: work,
+	})
+	if err != nil {
+		return stopAll, err
 	}
-	stops = append(stops, func() { _ = env.Stop() })
+	stops = append(stops, cp.Stop)
+	cfg = cp.Config
 	cfg.QPS = -1
 	s, err := controller.Scheme()
 	if err != nil {
@@ -86,7 +84,7 @@ func startCluster(ctx context.Context, istiod string) (func(), error) {
 	if ic, err = istioclient.NewForConfig(cfg); err != nil {
 		return stopAll, err
 	}
-	kubeconfig, err := testcluster.AdminKubeconfig(env, work, "admin")
+	kubeconfig, err := testcluster.AdminKubeconfig(cp.Env, work, "admin")
 	if err != nil {
 		return stopAll, err
 	}

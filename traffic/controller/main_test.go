@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/artt-dev/artt/internal/promtest"
+	"github.com/artt-dev/artt/internal/testcluster"
 )
 
 // The real components every test here uses: kube-apiserver and etcd through
@@ -55,22 +53,22 @@ func runTests(m *testing.M) int {
 		missing = err.Error()
 		return m.Run()
 	}
-	crds, err := istioCRDs()
+	crds, err := testcluster.IstioCRDs()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}}
-	testEnv = env
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, "envtest:", err)
+	cp, err := testcluster.StartControlPlane(testcluster.ControlPlaneOptions{CRDs: []string{crds}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	defer cp.Stop()
+	testEnv, cfg = cp.Env, cp.Config
 	// No client-side rate limit, as ctrl.GetConfig gives artt-traffic: the
 	// apiserver's priority and fairness governs.
 	cfg.QPS = -1
-	defer env.Stop()
-	etcdURL = env.ControlPlane.Etcd.URL.String()
+	etcdURL = testEnv.ControlPlane.Etcd.URL.String()
 	s, err := Scheme()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -99,15 +97,6 @@ func runTests(m *testing.M) int {
 	}
 	defer stop()
 	return m.Run()
-}
-
-// istioCRDs finds Istio's CRD file in the module cache.
-func istioCRDs() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "istio.io/api").Output()
-	if err != nil {
-		return "", fmt.Errorf("locate istio.io/api: %w", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "kubernetes", "customresourcedefinitions.gen.yaml"), nil
 }
 
 func needCluster(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/artt-dev/artt/graph"
+	"github.com/artt-dev/artt/internal/testcluster"
 	"github.com/artt-dev/artt/placement/larp"
 	"github.com/artt-dev/artt/placement/topology"
 )
@@ -64,14 +65,14 @@ func run(m *testing.M) int {
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "built artt-scheduler in %s\n", time.Since(start).Round(time.Second))
-	env = &envtest.Environment{}
-	cfg, err := env.Start()
+	cp, err := testcluster.StartControlPlane(testcluster.ControlPlaneOptions{Dir: runDir})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "envtest:", err)
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer env.Stop()
-	cs = kubernetes.NewForConfigOrDie(cfg)
+	defer cp.Stop()
+	env = cp.Env
+	cs = kubernetes.NewForConfigOrDie(cp.Config)
 	return m.Run()
 }
 
@@ -79,16 +80,8 @@ func run(m *testing.M) int {
 // pointed at envtest and without leader election.
 func startScheduler(t *testing.T) *bytes.Buffer {
 	t.Helper()
-	user, err := env.AddUser(envtest.User{Name: "artt-scheduler", Groups: []string{"system:masters"}}, nil)
+	kcPath, err := testcluster.AdminKubeconfig(env, t.TempDir(), "artt-scheduler")
 	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kcPath := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kcPath, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	shipped, err := os.ReadFile("../../../deploy/scheduler/scheduler-config.yaml")
