@@ -8,7 +8,7 @@ GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
 # Every build, vet and test here uses the flags of the images and of the real
 # components' builds (static, -trimpath), so that the build cache compiles
-# each dependency tree (KEDA's, kube-scheduler's, Helm's) once for all of them.
+# each dependency tree (KEDA's and kube-scheduler's among them) once for all.
 # A plain `go test` outside make uses a cache of its own; `go env -w
 # CGO_ENABLED=0 GOFLAGS=-trimpath` makes it share this one.
 export CGO_ENABLED := 0

@@ -1,7 +1,8 @@
 // Command artt-scaler is ARTT's KEDA external scaler: a gRPC server that KEDA
 // calls for a ScaledObject's `external` or `external-push` trigger. It serves
-// the workload's CPU utilisation against ARTT-HPA's adaptive threshold. See
-// docs/scaler.md for the trigger metadata and the flags.
+// the workload's CPU utilisation against ARTT-HPA's adaptive threshold.
+// `artt-scaler check` checks one ScaledObject's triggers against the cluster
+// and Prometheus. See docs/scaler.md for the trigger metadata and the flags.
 package main
 
 import (
@@ -149,6 +150,12 @@ func (f flags) validate() error {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "check" {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		code := runCheck(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	f, err := parseFlags(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return

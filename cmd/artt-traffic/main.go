@@ -29,6 +29,7 @@ import (
 
 	"github.com/artt-dev/artt/internal/httplimit"
 	"github.com/artt-dev/artt/internal/logging"
+	"github.com/artt-dev/artt/internal/problem"
 	"github.com/artt-dev/artt/internal/version"
 	"github.com/artt-dev/artt/traffic"
 	"github.com/artt-dev/artt/traffic/allocate"
@@ -255,14 +256,7 @@ func preflight(ctx context.Context, f flags, out io.Writer) (blocking bool, err 
 	if err != nil {
 		return false, err
 	}
-	for _, p := range problems {
-		fmt.Fprintln(out, p)
-		blocking = blocking || p.Blocking
-	}
-	if len(problems) == 0 {
-		fmt.Fprintln(out, "ok: artt-traffic can read and route every managed Deployment")
-	}
-	return blocking, nil
+	return problem.Print(out, problems, "artt-traffic can read and route every managed Deployment"), nil
 }
 
 // queryFlags registers one flag per collection query, defaulting to q's.

@@ -37,6 +37,7 @@ func newCollector(e *Emulator) *collector {
 			Routing: e.run.Routing, Autoscaling: e.run.Autoscaling, Frontier: e.run.Frontier, Floor: e.run.Floor, Sweep: e.run.Sweep()},
 	}
 	c.res.AfterEvents = outcome.EventImpacts(e.sc.Events)
+	c.res.LoadSteps = outcome.LoadSteps(e.sc.Workload)
 	return c
 }
 

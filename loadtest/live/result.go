@@ -23,6 +23,7 @@ func (h *Harness) Result(m *Measured) *outcome.Result {
 		NetworkMs: math.NaN(), CrossNodeFraction: math.NaN()}
 	warmup, timeoutMs := sc.Warmup.Seconds(), float64(sc.Workload.Timeout.Milliseconds())
 	r.AfterEvents = outcome.EventImpacts(sc.Events)
+	r.LoadSteps = outcome.LoadSteps(sc.Workload)
 	for _, rec := range m.Records {
 		if rec.At < warmup {
 			continue

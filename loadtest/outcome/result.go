@@ -65,6 +65,9 @@ type Result struct {
 	// AfterEvents counts, per injected event, the requests started in the
 	// minute after it and those of them that did not succeed.
 	AfterEvents []EventImpact
+	// LoadSteps are the changes of the offered load the time plots mark
+	// (the scenario's, not a measurement: kept out of report.json).
+	LoadSteps []LoadStep `json:"-"`
 
 	// Events and Hops count the simulation's work, for throughput figures.
 	Events, Hops int64

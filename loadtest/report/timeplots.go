@@ -13,8 +13,8 @@ import (
 	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
-// p99OverTime: each run's P99 per sample interval, log scale, the
-// injected events marked.
+// p99OverTime: each run's P99 per sample interval, log scale, the load's
+// steps and the injected events marked.
 func p99OverTime(title string, results []*outcome.Result) (*plot.Plot, error) {
 	p := newPlot(title+": P99 latency per sample interval", "time (s)", "P99 of the interval's answers (ms, log scale)")
 	drawn := false
@@ -41,8 +41,8 @@ func p99OverTime(title string, results []*outcome.Result) (*plot.Plot, error) {
 }
 
 // replicasOverTime is two panels over one time axis: the offered load
-// above, each autoscaled run's ready replicas below, the events marked on
-// both.
+// above, each autoscaled run's ready replicas below, the load's steps and
+// the events marked on both.
 func replicasOverTime(path, title string, results []*outcome.Result) error {
 	load := newPlot(title+": the offered load and the ready replicas (all components)", "", "offered load (req/s)")
 	if len(results) > 0 {
@@ -79,37 +79,44 @@ func replicasOverTime(path, title string, results []*outcome.Result) error {
 	return saveStacked([]*plot.Plot{load, reps}, reps.Legend, path)
 }
 
-// markEvents draws each injected event as a dotted vertical line across
-// p, its description written at the top.
+// markEvents draws each change of the offered load and each injected
+// event as a dotted vertical line across p, described at the top: the
+// load's in blue, the events' in grey.
 func markEvents(p *plot.Plot, results []*outcome.Result) error {
-	if len(results) == 0 || len(results[0].AfterEvents) == 0 {
+	if len(results) == 0 {
 		return nil
 	}
 	lo, hi := p.Y.Min, p.Y.Max
-	var at plotter.XYs
-	var labels []string
-	for _, ev := range results[0].AfterEvents {
-		l, err := plotter.NewLine(plotter.XYs{{X: ev.At, Y: lo}, {X: ev.At, Y: hi}})
-		if err != nil {
+	for _, st := range results[0].LoadSteps {
+		if err := addMark(p, st.At, lo, hi, st.Description, color.RGBA{R: 40, G: 90, B: 160, A: 255}); err != nil {
 			return err
 		}
-		l.Color, l.Dashes, l.Width = color.Gray{Y: 120}, []vg.Length{vg.Points(1), vg.Points(3)}, vg.Points(1.2)
-		p.Add(l)
-		at = append(at, plotter.XY{X: ev.At, Y: hi})
-		labels = append(labels, ev.Description)
 	}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: labels})
+	for _, ev := range results[0].AfterEvents {
+		if err := addMark(p, ev.At, lo, hi, ev.Description, color.Gray{Y: 90}); err != nil {
+			return err
+		}
+	}
+	p.Y.Min, p.Y.Max = lo, hi
+	return nil
+}
+
+// addMark draws one dotted vertical line at x from lo to hi, its label at
+// the top.
+func addMark(p *plot.Plot, x, lo, hi float64, label string, c color.Color) error {
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
 	if err != nil {
 		return err
 	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Color = color.Gray{Y: 80}
-		lb.TextStyle[i].Font.Size = vg.Points(8)
-		lb.TextStyle[i].YAlign = draw.YTop
+	l.Color, l.Dashes, l.Width = c, []vg.Length{vg.Points(1), vg.Points(3)}, vg.Points(1.2)
+	p.Add(l)
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: hi}}, Labels: []string{label}})
+	if err != nil {
+		return err
 	}
+	lb.TextStyle[0].Color, lb.TextStyle[0].Font.Size, lb.TextStyle[0].YAlign = c, vg.Points(8), draw.YTop
 	lb.Offset = vg.Point{X: vg.Points(3)}
 	p.Add(lb)
-	p.Y.Min, p.Y.Max = lo, hi
 	return nil
 }
 

@@ -7,34 +7,21 @@ import (
 	"slices"
 	"time"
 
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/artt-dev/artt/internal/problem"
 )
-
-// Problem is one thing that keeps artt-traffic from routing what it was
-// asked to, or from routing it well: the object, what is wrong, and the
-// remedy. A blocking problem leaves some managed traffic unrouted.
-type Problem struct {
-	Object, Wrong, Remedy string
-	Blocking              bool
-}
-
-func (p Problem) String() string {
-	kind := "warning"
-	if p.Blocking {
-		kind = "error"
-	}
-	return fmt.Sprintf("%s: %s: %s; %s", kind, p.Object, p.Wrong, p.Remedy)
-}
 
 // Preflight checks, with the credentials artt-traffic runs with, what it
 // needs of the cluster and of Prometheus: its permissions, the managed
 // Deployments and their Services, their nodes' localities, the mesh of
 // their namespaces, and a collection's measurements of their pods.
-func Preflight(ctx context.Context, c client.Client, col *Collector, dataPlane DataPlane, now time.Time) ([]Problem, error) {
+func Preflight(ctx context.Context, c client.Client, col *Collector, dataPlane DataPlane, now time.Time) ([]problem.Problem, error) {
 	problems, err := checkPermissions(ctx, c)
 	if err != nil || len(problems) > 0 {
 		return problems, err // without them the rest cannot be read
@@ -44,7 +31,7 @@ func Preflight(ctx context.Context, c client.Client, col *Collector, dataPlane D
 		return nil, fmt.Errorf("list deployments: %w", err)
 	}
 	if len(deps.Items) == 0 {
-		return []Problem{{Object: "cluster", Wrong: "no Deployment is labelled " + ManagedLabel + "=true, so there is nothing to route",
+		return []problem.Problem{{Object: "cluster", Wrong: "no Deployment is labelled " + ManagedLabel + "=true, so there is nothing to route",
 			Remedy: "label each Deployment to route: kubectl label deployment NAME -n NAMESPACE " + ManagedLabel + "=true", Blocking: true}}, nil
 	}
 	var nodes corev1.NodeList
@@ -56,7 +43,7 @@ func Preflight(ctx context.Context, c client.Client, col *Collector, dataPlane D
 		var list corev1.PodList
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil {
-			problems = append(problems, Problem{Object: "deployment " + d.Namespace + "/" + d.Name, Wrong: "its selector does not parse: " + err.Error(), Remedy: "fix spec.selector", Blocking: true})
+			problems = append(problems, problem.Problem{Object: "deployment " + d.Namespace + "/" + d.Name, Wrong: "its selector does not parse: " + err.Error(), Remedy: "fix spec.selector", Blocking: true})
 			continue
 		}
 		if err := c.List(ctx, &list, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
@@ -74,9 +61,13 @@ func Preflight(ctx context.Context, c client.Client, col *Collector, dataPlane D
 		return nil, err
 	}
 	problems = append(problems, found...)
+	if found, err = checkRules(ctx, c, deps.Items); err != nil {
+		return nil, err
+	}
+	problems = append(problems, found...)
 	m, err := col.Collect(ctx, now)
 	if err != nil {
-		return append(problems, Problem{Object: "prometheus", Wrong: "a collection failed: " + err.Error(),
+		return append(problems, problem.Problem{Object: "prometheus", Wrong: "a collection failed: " + err.Error(),
 			Remedy: "check --prometheus-address and that Prometheus answers the queries (docs/traffic.md, \"Measurements\")", Blocking: true}), nil
 	}
 	return append(problems, checkMeasurements(*m, pods)...), nil
@@ -96,8 +87,8 @@ var permissions = []authorizationv1.ResourceAttributes{
 
 // checkPermissions asks the API, one SelfSubjectAccessReview a permission,
 // whether artt-traffic's credentials grant what it uses.
-func checkPermissions(ctx context.Context, c client.Client) ([]Problem, error) {
-	var problems []Problem
+func checkPermissions(ctx context.Context, c client.Client) ([]problem.Problem, error) {
+	var problems []problem.Problem
 	for _, p := range permissions {
 		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &p}}
 		if err := c.Create(ctx, review); err != nil {
@@ -108,7 +99,7 @@ func checkPermissions(ctx context.Context, c client.Client) ([]Problem, error) {
 			if group == "" {
 				group = `""`
 			}
-			problems = append(problems, Problem{Object: "rbac", Wrong: fmt.Sprintf("this account may not %s %s (group %s)", p.Verb, p.Resource, group),
+			problems = append(problems, problem.Problem{Object: "rbac", Wrong: fmt.Sprintf("this account may not %s %s (group %s)", p.Verb, p.Resource, group),
 				Remedy: "apply deploy/traffic/rbac.yaml (or the chart) for artt-traffic's ServiceAccount", Blocking: true})
 		}
 	}
@@ -117,14 +108,14 @@ func checkPermissions(ctx context.Context, c client.Client) ([]Problem, error) {
 
 // checkLocalities finds the nodes that run managed pods without a full
 // locality: ARTT's rules send them no traffic.
-func checkLocalities(nodes []corev1.Node, pods map[string][]corev1.Pod) []Problem {
+func checkLocalities(nodes []corev1.Node, pods map[string][]corev1.Pod) []problem.Problem {
 	used := map[string]bool{}
 	for _, list := range pods {
 		for _, p := range list {
 			used[p.Spec.NodeName] = true
 		}
 	}
-	var problems []Problem
+	var problems []problem.Problem
 	for _, n := range nodes {
 		if !used[n.Name] {
 			continue
@@ -136,7 +127,7 @@ func checkLocalities(nodes []corev1.Node, pods map[string][]corev1.Pod) []Proble
 			}
 		}
 		if len(missing) > 0 {
-			problems = append(problems, Problem{Object: "node " + n.Name, Wrong: fmt.Sprintf("it runs managed pods but has no %v, so ARTT's rules send it no traffic", missing),
+			problems = append(problems, problem.Problem{Object: "node " + n.Name, Wrong: fmt.Sprintf("it runs managed pods but has no %v, so ARTT's rules send it no traffic", missing),
 				Remedy: "label it (topology.istio.io/subzone=" + n.Name + ") or run artt-traffic with --label-nodes", Blocking: true})
 		}
 	}
@@ -159,11 +150,11 @@ const (
 // neither carries them only to proxyless gRPC clients. Sidecars are known
 // by the namespace's injection label, or by every managed pod of it
 // carrying the status istio's injector writes (injection asked per pod).
-func checkMesh(ctx context.Context, c client.Client, deps []appsv1.Deployment, pods map[string][]corev1.Pod, dataPlane DataPlane) ([]Problem, error) {
+func checkMesh(ctx context.Context, c client.Client, deps []appsv1.Deployment, pods map[string][]corev1.Pod, dataPlane DataPlane) ([]problem.Problem, error) {
 	if dataPlane == DataPlaneGRPC {
 		return nil, nil // proxyless clients read the rules from istiod themselves
 	}
-	var problems []Problem
+	var problems []problem.Problem
 	for _, ns := range namespacesOf(deps) {
 		var n corev1.Namespace
 		if err := c.Get(ctx, client.ObjectKey{Name: ns}, &n); err != nil {
@@ -172,12 +163,12 @@ func checkMesh(ctx context.Context, c client.Client, deps []appsv1.Deployment, p
 		l := n.Labels
 		switch {
 		case l[dataplaneModeKey] == ambientMode && l[useWaypointLabel] == "":
-			problems = append(problems, Problem{Object: "namespace " + ns, Wrong: "it is in Istio's ambient mode without a waypoint, where ztunnel ignores a rule's localityLbSetting",
+			problems = append(problems, problem.Problem{Object: "namespace " + ns, Wrong: "it is in Istio's ambient mode without a waypoint, where ztunnel ignores a rule's localityLbSetting",
 				Remedy: "give it a waypoint (istioctl waypoint apply -n " + ns + " --enroll-namespace) or use sidecars", Blocking: true})
 		case l[dataplaneModeKey] == ambientMode, l[injectionLabel] == injectionEnabled, l[revisionLabel] != "" && l[injectionLabel] != injectionDisabled,
 			allInjected(ns, pods):
 		default:
-			problems = append(problems, Problem{Object: "namespace " + ns, Wrong: "it has no sidecar injection (" + injectionLabel + "=" + injectionEnabled + " or " + revisionLabel + "), so no proxy carries ARTT's weights",
+			problems = append(problems, problem.Problem{Object: "namespace " + ns, Wrong: "it has no sidecar injection (" + injectionLabel + "=" + injectionEnabled + " or " + revisionLabel + "), so no proxy carries ARTT's weights",
 				Remedy: "label it " + injectionLabel + "=" + injectionEnabled + " and restart its pods, or run artt-traffic with --data-plane=grpc for proxyless gRPC clients", Blocking: true})
 		}
 	}
@@ -209,8 +200,8 @@ func allInjected(ns string, pods map[string][]corev1.Pod) bool {
 // checkServices finds, for each managed Deployment, the Service its host
 // names: without one, its callers cannot reach it by that host; a Service's
 // trafficDistribution is overridden by the rule's localityLbSetting.
-func checkServices(ctx context.Context, c client.Client, deps []appsv1.Deployment) ([]Problem, error) {
-	var problems []Problem
+func checkServices(ctx context.Context, c client.Client, deps []appsv1.Deployment) ([]problem.Problem, error) {
+	var problems []problem.Problem
 	for _, d := range deps {
 		if d.Annotations[HostAnnotation] != "" {
 			continue // the user named the host
@@ -221,14 +212,42 @@ func checkServices(ctx context.Context, c client.Client, deps []appsv1.Deploymen
 			return nil, fmt.Errorf("get service %s/%s: %w", d.Namespace, d.Name, err)
 		}
 		if err != nil {
-			problems = append(problems, Problem{Object: "deployment " + d.Namespace + "/" + d.Name, Wrong: "no Service " + d.Name + " in its namespace, the host ARTT's rule is written for",
+			problems = append(problems, problem.Problem{Object: "deployment " + d.Namespace + "/" + d.Name, Wrong: "no Service " + d.Name + " in its namespace, the host ARTT's rule is written for",
 				Remedy: "create the Service, or name its host with the annotation " + HostAnnotation, Blocking: true})
 			continue
 		}
 		if svc.Spec.TrafficDistribution != nil {
-			problems = append(problems, Problem{Object: "service " + d.Namespace + "/" + d.Name, Wrong: "its trafficDistribution " + *svc.Spec.TrafficDistribution + " is overridden by the localityLbSetting ARTT writes",
+			problems = append(problems, problem.Problem{Object: "service " + d.Namespace + "/" + d.Name, Wrong: "its trafficDistribution " + *svc.Spec.TrafficDistribution + " is overridden by the localityLbSetting ARTT writes",
 				Remedy: "remove trafficDistribution, or leave the Deployment to it by removing " + ManagedLabel})
 		}
+	}
+	return problems, nil
+}
+
+// checkRules finds the users' DestinationRules that set zoneAwareLbSetting
+// for a managed Deployment's host. ARTT writes its rows into the user's rule
+// as localityLbSetting: Istio's validation refuses a rule with both, and
+// istiod, given both, uses zoneAwareLbSetting alone (GetEffectiveLbSetting).
+// The mesh-wide zoneAwareLbSetting needs no check: a rule's
+// localityLbSetting takes precedence over it.
+func checkRules(ctx context.Context, c client.Client, deps []appsv1.Deployment) ([]problem.Problem, error) {
+	var problems []problem.Problem
+	rules := map[string][]*networkingv1.DestinationRule{} // per namespace
+	for _, d := range deps {
+		if _, listed := rules[d.Namespace]; !listed {
+			var list networkingv1.DestinationRuleList
+			if err := c.List(ctx, &list, client.InNamespace(d.Namespace)); err != nil {
+				return nil, fmt.Errorf("list destinationrules in %s: %w", d.Namespace, err)
+			}
+			rules[d.Namespace] = list.Items
+		}
+		r := userRule(rules[d.Namespace], component{namespace: d.Namespace, workload: d.Name, host: hostOf(d)})
+		if r == nil || r.Spec.GetTrafficPolicy().GetLoadBalancer().GetZoneAwareLbSetting() == nil {
+			continue
+		}
+		problems = append(problems, problem.Problem{Object: "destinationrule " + r.Namespace + "/" + r.Name,
+			Wrong:  "its zoneAwareLbSetting takes precedence over the localityLbSetting ARTT writes into it for " + d.Namespace + "/" + d.Name + ", and Istio's validation refuses a rule with both",
+			Remedy: "remove zoneAwareLbSetting, or leave the Deployment to it by removing " + ManagedLabel, Blocking: true})
 	}
 	return problems, nil
 }
@@ -237,8 +256,8 @@ func checkServices(ctx context.Context, c client.Client, deps []appsv1.Deploymen
 // without CPU or requests ARTT cannot weigh a pod; without latency its
 // health reads errors and CPU alone; without calls or delays every caller
 // is routed alike and every link counts as fast.
-func checkMeasurements(m Measurements, pods map[string][]corev1.Pod) []Problem {
-	var problems []Problem
+func checkMeasurements(m Measurements, pods map[string][]corev1.Pod) []problem.Problem {
+	var problems []problem.Problem
 	measured := func(what map[podKey]float64, name string, blocking bool, remedy string) {
 		for _, dep := range slices.Sorted(maps.Keys(pods)) {
 			var missing []string
@@ -248,7 +267,7 @@ func checkMeasurements(m Measurements, pods map[string][]corev1.Pod) []Problem {
 				}
 			}
 			if len(missing) > 0 {
-				problems = append(problems, Problem{Object: "deployment " + dep, Wrong: fmt.Sprintf("the %s query returns nothing for %d of its running pods (%s)", name, len(missing), missing[0]),
+				problems = append(problems, problem.Problem{Object: "deployment " + dep, Wrong: fmt.Sprintf("the %s query returns nothing for %d of its running pods (%s)", name, len(missing), missing[0]),
 					Remedy: remedy, Blocking: blocking})
 			}
 		}
@@ -257,11 +276,11 @@ func checkMeasurements(m Measurements, pods map[string][]corev1.Pod) []Problem {
 	measured(m.Requests, "requests", true, "scrape the sidecars' istio_requests_total with namespace and pod labels")
 	measured(m.Latency, "latency", false, "scrape the sidecars' istio_request_duration_milliseconds_bucket; health then judges latency too")
 	if len(m.Calls) == 0 {
-		problems = append(problems, Problem{Object: "prometheus", Wrong: "the calls query returns no call between workloads, so every caller is routed alike",
+		problems = append(problems, problem.Problem{Object: "prometheus", Wrong: "the calls query returns no call between workloads, so every caller is routed alike",
 			Remedy: "scrape the sidecars' istio_requests_total with reporter=\"source\""})
 	}
 	if len(m.DelayMs) == 0 {
-		problems = append(problems, Problem{Object: "prometheus", Wrong: "the delay query returns no node-to-node delay, so every link counts as fast",
+		problems = append(problems, problem.Problem{Object: "prometheus", Wrong: "the delay query returns no node-to-node delay, so every link counts as fast",
 			Remedy: "kubectl apply -k deploy/examples/node-probes and add the jobs hack/node-probe-scrape-config.sh prints"})
 	}
 	return problems

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/api"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	networkingapi "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,7 +25,8 @@ import (
 // is wrong and the remedy, and passes a namespace set up as docs/install.md
 // says. One namespace holds each problem of a cluster not set up: a node
 // without a subzone, a namespace without sidecars, a Deployment without its
-// Service, a Service whose trafficDistribution ARTT overrides, a Deployment
+// Service, a Service whose trafficDistribution ARTT overrides, a user's
+// rule whose zoneAwareLbSetting would override ARTT's rows, a Deployment
 // Prometheus has no series for, and an ambient namespace without a
 // waypoint; an account without artt-traffic's RBAC is told what it lacks.
 func TestPreflightNamesEachProblemAndPassesAReadyNamespace(t *testing.T) {
@@ -61,6 +65,18 @@ func TestPreflightNamesEachProblemAndPassesAReadyNamespace(t *testing.T) {
 	}
 	prefer := corev1.ServiceTrafficDistributionPreferSameZone
 	createService(t, bad, "frontend", &prefer)
+	zoneAware := &networkingv1.DestinationRule{
+		ObjectMeta: metav1.ObjectMeta{Name: "frontend-zones", Namespace: bad},
+		Spec: networkingapi.DestinationRule{Host: "frontend", TrafficPolicy: &networkingapi.TrafficPolicy{
+			LoadBalancer: &networkingapi.LoadBalancerSettings{ZoneAwareLbSetting: &networkingapi.ZoneAwareLoadBalancerSetting{Enabled: wrapperspb.Bool(true)}},
+		}},
+	}
+	if _, err := ic.NetworkingV1().DestinationRules(bad).Create(testScope, zoneAware, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ic.NetworkingV1().DestinationRules(bad).Delete(testScope, zoneAware.Name, metav1.DeleteOptions{})
+	})
 	// orphan runs on n1 and on n4, a node without a subzone; Prometheus has
 	// no series of it.
 	n4 := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n4", Labels: map[string]string{RegionLabel: "r1", ZoneLabel: "z1"}}}
@@ -111,6 +127,7 @@ func TestPreflightNamesEachProblemAndPassesAReadyNamespace(t *testing.T) {
 			"error: namespace preflight-bad: it has no sidecar injection (istio-injection=enabled or istio.io/rev), so no proxy carries ARTT's weights; label it istio-injection=enabled and restart its pods, or run artt-traffic with --data-plane=grpc for proxyless gRPC clients",
 			"error: deployment preflight-bad/backend: no Service backend in its namespace, the host ARTT's rule is written for; create the Service, or name its host with the annotation traffic.artt.dev/host",
 			"warning: service preflight-bad/frontend: its trafficDistribution PreferSameZone is overridden by the localityLbSetting ARTT writes; remove trafficDistribution, or leave the Deployment to it by removing traffic.artt.dev/managed",
+			"error: destinationrule preflight-bad/frontend-zones: its zoneAwareLbSetting takes precedence over the localityLbSetting ARTT writes into it for preflight-bad/frontend, and Istio's validation refuses a rule with both; remove zoneAwareLbSetting, or leave the Deployment to it by removing traffic.artt.dev/managed",
 			"error: deployment preflight-bad/orphan: the CPU query returns nothing for 2 of its running pods (orphan-n1); scrape cAdvisor with namespace and pod labels (docs/traffic.md, \"Measurements\")",
 			"error: deployment preflight-bad/orphan: the requests query returns nothing for 2 of its running pods (orphan-n1); scrape the sidecars' istio_requests_total with namespace and pod labels",
 		},
