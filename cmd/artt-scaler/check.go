@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,14 +34,7 @@ func parseCheckFlags(args []string, usage io.Writer) (checkFlags, error) {
 	fs.StringVar(&f.namespace, "namespace", "", "the ScaledObject's namespace (required)")
 	fs.StringVar(&f.name, "scaledobject", "", "the ScaledObject's name (required)")
 	fs.StringVar(&f.prometheus, "prometheus-address", "", "artt-scaler's --prometheus-address: the Prometheus of triggers that name none")
-	fs.Func("allowed-prometheus", "artt-scaler's --allowed-prometheus (repeat or separate with commas)", func(v string) error {
-		for _, u := range strings.Split(v, ",") {
-			if u = strings.TrimSpace(u); u != "" {
-				f.allowedPrometheus = append(f.allowedPrometheus, u)
-			}
-		}
-		return nil
-	})
+	fs.Func("allowed-prometheus", "artt-scaler's --allowed-prometheus (repeat or separate with commas)", appendList(&f.allowedPrometheus))
 	fs.BoolVar(&f.allowQueryOverrides, "allow-query-overrides", false, "artt-scaler's --allow-query-overrides")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long the whole check may take")
 	if err := fs.Parse(args); err != nil {

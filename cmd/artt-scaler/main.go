@@ -74,14 +74,7 @@ func (f *flags) define(fs *flag.FlagSet) (showVersion *bool) {
 	fs.StringVar(&f.grpcAddress, "grpc-address", ":6000", "address of the gRPC server KEDA calls")
 	fs.StringVar(&f.httpAddress, "http-address", ":8080", "address serving /metrics, /healthz and /readyz")
 	fs.StringVar(&f.prometheus, "prometheus-address", "", "Prometheus URL used when a trigger sets no prometheusAddress")
-	fs.Func("allowed-prometheus", "a Prometheus base URL triggers may name in prometheusAddress (same scheme and host:port, a path at or below); repeat or separate with commas; default: only --prometheus-address", func(v string) error {
-		for _, u := range strings.Split(v, ",") {
-			if u = strings.TrimSpace(u); u != "" {
-				f.allowedPrometheus = append(f.allowedPrometheus, u)
-			}
-		}
-		return nil
-	})
+	fs.Func("allowed-prometheus", "a Prometheus base URL triggers may name in prometheusAddress (same scheme and host:port, a path at or below); repeat or separate with commas; default: only --prometheus-address", appendList(&f.allowedPrometheus))
 	fs.BoolVar(&f.allowQueryOverrides, "allow-query-overrides", false, "let triggers replace the PromQL queries ("+strings.Join(scaler.QueryOverrideKeys, ", ")+"); off, their authors cannot read other namespaces' series")
 	fs.IntVar(&f.maxConcurrentPolls, "max-concurrent-polls", 32, "rounds of Prometheus queries in flight at once, across every ScaledObject; a round waits for a slot at most its queryTimeout")
 	fs.IntVar(&f.maxRecvBytes, "grpc-max-recv-bytes", 1<<20, "largest gRPC request accepted (KEDA's requests carry a trigger's metadata: a few KiB)")
@@ -102,6 +95,19 @@ func (f *flags) define(fs *flag.FlagSet) (showVersion *bool) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text")
 	return fs.Bool("version", false, "print the version and exit")
+}
+
+// appendList is a flag's setter that appends each comma-separated item of
+// every use of the flag.
+func appendList(dst *[]string) func(string) error {
+	return func(v string) error {
+		for _, item := range strings.Split(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				*dst = append(*dst, item)
+			}
+		}
+		return nil
+	}
 }
 
 // validate reports every problem with the flags at once, so one restart
