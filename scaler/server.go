@@ -182,9 +182,11 @@ func (s *Server) round(ctx context.Context, spec Spec) (metric.Evaluation, error
 			if s.opts.Telemetry != nil {
 				s.opts.Telemetry.recordEvaluation(spec, ev)
 			}
+			arrivals, cpu := m.Newest()
 			s.opts.Logger.Debug("evaluated", "namespace", spec.Namespace, "scaledObject", spec.Name,
-				"utilization", ev.Utilization, "threshold", ev.Threshold.Threshold, "value", ev.MetricValue(spec.Form), "trend", ev.Threshold.Trend,
-				"volatility", ev.Threshold.Volatility, "trendWeight", ev.Threshold.TrendWeight, "active", ev.Active)
+				"arrivals", arrivals, "cpu", cpu, "cpuRequest", m.CPURequest, "form", spec.Form,
+				"utilization", ev.Utilization, "threshold", ev.Threshold.Threshold, "value", ev.MetricValue(spec.Form), "target", ev.MetricTarget(spec.Form),
+				"trend", ev.Threshold.Trend, "volatility", ev.Threshold.Volatility, "trendWeight", ev.Threshold.TrendWeight, "active", ev.Active)
 			return ev, nil
 		}
 	}

@@ -27,6 +27,7 @@ func (e *Emulator) watchCapacity() {
 			e.res.res.Capacity = append(e.res.res.Capacity, outcome.StepCapacity{
 				At: e.rate.Starts[i], Rate: e.rate.Values[i], Component: c.spec.Name, Needed: needed, Seconds: math.NaN(),
 			})
+			e.res.watchStep(c, (e.rate.Values[i-1]+e.rate.Values[i])/2*visits[c])
 		}
 		e.q.push(event{at: e.rate.Starts[i], kind: evCapacity})
 	}

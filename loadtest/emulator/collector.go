@@ -18,6 +18,7 @@ type collector struct {
 	windowTimeouts int64
 	unfinished     int64
 	thresholds     map[string]float64
+	steps          []*stepWatch
 	allocations    int
 	protections    int
 	cpuAtWarmup    map[int]float64
@@ -172,5 +173,6 @@ func (c *collector) finish() *outcome.Result {
 		names[i] = comp.spec.Name
 	}
 	r.SummarizePods(names, e.sc.Control.SampleInterval.Seconds())
+	c.finishTimelines()
 	return r
 }

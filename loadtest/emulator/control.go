@@ -64,6 +64,7 @@ func (e *Emulator) sample() {
 		}
 		c.demand = append(c.demand, rps)
 		c.arrivals = append(c.arrivals, arrived)
+		e.res.sampledArrivals(c, arrived)
 		c.cpu = append(c.cpu, cpu)
 	}
 	e.res.sampled()

@@ -287,6 +287,7 @@ func (e *Emulator) dispatch(ev event) error {
 	case evReplay:
 		e.replay(ev.idx)
 	case evCapacity:
+		e.res.stepsCame()
 		e.checkCapacity()
 	case evStop:
 	}
@@ -355,7 +356,9 @@ func (e *Emulator) deliver(r *request) {
 		e.answer(r, rep.node)
 		return
 	}
-	rep.arrivals++
+	if rep.arrivals++; rep.arrivals == 1 {
+		rep.firstArrival = e.now
+	}
 	r.arrived = e.now
 	r.work = r.comp.spec.DrawCPU(e.draws.Of(r.key, workload.DrawWork))
 	if rep.comp.spec.Workers > 0 && rep.inService.Len() >= rep.comp.spec.Workers {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/scaler/metric"
 )
@@ -124,12 +125,15 @@ func (a *kedaHPA) tick() error {
 			e.scaleByHPA(c, averageValueReplicas(rate, a.rpsPerPod, len(c.pods)))
 			continue
 		}
-		ev, err := metric.Evaluate(t.spec, a.measurements(c, t))
+		m := a.measurements(c, t)
+		ev, err := metric.Evaluate(t.spec, m)
 		if err != nil {
 			e.res.note(fmt.Sprintf("%.0fs: %s: scaler error, no change: %v", e.now, c.spec.Name, err))
 			continue
 		}
 		e.res.threshold(c, ev.Threshold.Threshold)
+		e.res.answered(c, outcome.ScalerInputs{Arrivals: last(m.Arrivals), CPU: last(m.CPU), ReadyPods: float64(len(c.ready)),
+			Value: ev.MetricValue(t.spec.Form), Target: ev.MetricTarget(t.spec.Form), PerPod: t.spec.Form == metric.FormPods})
 		if t.spec.Form == metric.FormPods { // metricType AverageValue
 			e.scaleByHPA(c, averageValueReplicas(ev.MetricValue(t.spec.Form), ev.MetricTarget(t.spec.Form), len(c.pods)))
 			continue
@@ -227,6 +231,7 @@ func (e *Emulator) resize(c *component, desired int) {
 	}
 	c.scalingEvents++
 	e.res.scaled(c, current, desired)
+	e.res.resized(c, current, desired)
 	for desired > len(c.pods) {
 		p, err := e.createPod(c, nil, false)
 		if err != nil || p == nil {

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/artt-dev/artt/loadtest/scenario"
@@ -20,7 +21,7 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 	}
 	p := &replica{
 		id: len(e.pods), name: fmt.Sprintf("%s-%d", c.spec.Name, c.next), comp: c, node: on,
-		state: starting, born: e.now, last: e.now, measureFrom: max(e.now, e.warmup),
+		state: starting, born: e.now, last: e.now, readyAt: math.NaN(), measureFrom: max(e.now, e.warmup),
 		proxy: sidecar{node: on}, inService: newRequestHeap(),
 	}
 	c.next++
@@ -30,7 +31,7 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 	on.replicas = append(on.replicas, p)
 	e.res.podCreated(p)
 	if initial {
-		p.state = ready
+		p.state, p.readyAt = ready, e.now
 		c.rebuildEndpoints()
 	} else {
 		e.q.push(event{at: e.now + e.sc.Control.PodStartup.Seconds(), kind: evPodReady, rep: p})
@@ -60,7 +61,7 @@ func (e *Emulator) podReady(p *replica) {
 	if p.state != starting {
 		return
 	}
-	p.state = ready
+	p.state, p.readyAt = ready, e.now
 	p.comp.rebuildEndpoints()
 	e.checkCapacity()
 	e.reactToChange()

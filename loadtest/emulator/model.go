@@ -67,6 +67,9 @@ type replica struct {
 	window []float64
 
 	born, died float64
+	// readyAt is when it became Ready (NaN before), firstArrival when
+	// its first request arrived (read once arrivals > 0).
+	readyAt, firstArrival float64
 	// cpuAtWarmup is the CPU counter when measurement began (or at birth).
 	cpuAtWarmup, measureFrom float64
 }

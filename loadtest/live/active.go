@@ -114,6 +114,8 @@ func (a *Active) Received(ctx context.Context, component string) (map[string]map
 type podCounters struct {
 	received     map[string]float64
 	work, server float64
+	// firstArrival is when its first request arrived (zero before).
+	firstArrival time.Time
 }
 
 // podCounters scrapes each pod of a component still running.
@@ -124,7 +126,9 @@ func (a *Active) podCounters(ctx context.Context, component string) (map[string]
 		return nil, err
 	}
 	for _, pod := range pods {
-		if pod.Component != component || !a.H.kubelet.running(a.Namespace, pod.Name) {
+		// A pod still starting may not listen yet, and one being stopped
+		// no longer does: neither has requests to count.
+		if pod.Component != component || pod.starting() || !pod.Gone.IsZero() || !a.H.kubelet.running(a.Namespace, pod.Name) {
 			continue
 		}
 		got, err := scrapeCounters(ctx, fmt.Sprintf("http://%s:%d/metrics", podIP(a.index, pod.Index), backend.MetricsPort))
@@ -164,6 +168,11 @@ func scrapeCounters(ctx context.Context, url string) (podCounters, error) {
 	}
 	for _, m := range families[backend.ServerCounter].GetMetric() {
 		out.server += m.GetCounter().GetValue()
+	}
+	for _, m := range families[backend.FirstArrivalGauge].GetMetric() {
+		if s := m.GetGauge().GetValue(); s > 0 {
+			out.firstArrival = time.Unix(0, int64(s*1e9))
+		}
 	}
 	return out, nil
 }

@@ -33,6 +33,8 @@ type Harness struct {
 	opts    Options
 	cgroups *Cgroups
 	kubelet *kubelet
+	// runs counts the runs carried, which name their namespaces.
+	runs int
 }
 
 // Start starts the control plane and creates the nodes. Call it inside the

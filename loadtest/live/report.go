@@ -85,6 +85,7 @@ func WriteReport(dir, title string, cs []Comparison) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: live beside the lab\n\n", title)
 	b.WriteString(ComparisonMarkdown(cs))
+	b.WriteString(TimelineDetailsMarkdown(cs))
 	var lives []*outcome.Result
 	for _, c := range cs {
 		lives = append(lives, c.Live)
@@ -129,6 +130,7 @@ func ComparisonMarkdown(cs []Comparison) string {
 	b.WriteString(ReplayedMarkdown(cs))
 	b.WriteString(EventsMarkdown(cs))
 	b.WriteString(ScalingMarkdown(cs))
+	b.WriteString(TimelineMarkdown(cs))
 	b.WriteString("The load generator's send time after the scheduled one (µs):\n\n| run | P50 | P99 | max |\n|---|---:|---:|---:|\n")
 	for _, c := range cs {
 		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", c.Live.Run, c.Lag.P50, c.Lag.P99, c.Lag.Max)
@@ -192,7 +194,7 @@ func EventsMarkdown(cs []Comparison) string {
 			fmt.Fprintf(&b, "| %.0fs %s | %s | %d of %d | %d of %d | %s | %s | %s | %s | %s |\n", ev.At, ev.Description, c.Live.Run,
 				live.Lost, live.Started, lab.Lost, lab.Started,
 				c.labSpread("%.0f", func(r *outcome.Result) float64 { return float64(r.AfterEvents[e].Lost) }),
-				milliseconds(live.P99Ms), milliseconds(lab.P99Ms),
+				tenths(live.P99Ms), tenths(lab.P99Ms),
 				c.labSpread("%.0f", func(r *outcome.Result) float64 { return r.AfterEvents[e].P99Ms }), cut)
 		}
 	}
@@ -200,8 +202,9 @@ func EventsMarkdown(cs []Comparison) string {
 	return b.String()
 }
 
-// milliseconds is a latency to one decimal, "–" when nothing was timed.
-func milliseconds(v float64) string {
+// tenths is a value to one decimal (a latency in milliseconds, a stage in
+// seconds), "–" when nothing was timed.
+func tenths(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
@@ -233,6 +236,58 @@ func ScalingMarkdown(cs []Comparison) string {
 	}
 	if b.Len() > 0 {
 		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TimelineMarkdown is, for each run KEDA scaled, when each stage of the
+// pipeline first saw each step up, in seconds after the step, live beside
+// the lab at the seed. Empty when no run kept a timeline.
+func TimelineMarkdown(cs []Comparison) string {
+	var b strings.Builder
+	for _, c := range cs {
+		steps := min(len(c.Live.Timeline), len(c.Lab.Timeline))
+		if steps == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("The autoscaling pipeline after each step up: when each stage first saw the step, in seconds after it, live / lab (– never); the pods the component had at the step, live / lab:\n\n")
+		}
+		fmt.Fprintf(&b, "%s:\n\n| stage |", c.Live.Run)
+		for _, l := range c.Live.Timeline[:steps] {
+			fmt.Fprintf(&b, " %s at %.0f s |", l.Component, l.At)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", steps) + "\n| pods at the step |")
+		for k := range steps {
+			fmt.Fprintf(&b, " %d / %d |", c.Live.Timeline[k].Before, c.Lab.Timeline[k].Before)
+		}
+		for _, st := range outcome.Stages() {
+			fmt.Fprintf(&b, "\n| %s |", st)
+			for k := range steps {
+				fmt.Fprintf(&b, " %s / %s |", tenths(c.Live.Timeline[k].Seconds[st]), tenths(c.Lab.Timeline[k].Seconds[st]))
+			}
+		}
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// TimelineDetailsMarkdown is what each stage saw, live and in the lab:
+// artt-scaler's inputs and the count it asked for, the HPA's decisions,
+// the first new pod's name. Empty when no run kept a timeline.
+func TimelineDetailsMarkdown(cs []Comparison) string {
+	var b strings.Builder
+	for _, c := range cs {
+		for k := range min(len(c.Live.Timeline), len(c.Lab.Timeline)) {
+			live, lab := c.Live.Timeline[k], c.Lab.Timeline[k]
+			fmt.Fprintf(&b, "%s, %s, the step at %.0f s: what each stage saw first\n\n| stage | live | lab |\n|---|---|---|\n", c.Live.Run, live.Component, live.At)
+			for _, st := range outcome.Stages() {
+				if live.Detail[st] != "" || lab.Detail[st] != "" {
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", st, live.Detail[st], lab.Detail[st])
+				}
+			}
+			b.WriteString("\n")
+		}
 	}
 	return b.String()
 }

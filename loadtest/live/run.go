@@ -89,13 +89,20 @@ type Measured struct {
 	// Tables are the routing tables artt-traffic put in force, with their
 	// times since Started (nil when it did not route the run).
 	Tables []outcome.TableChange
+	// Pipeline is the record of the autoscaling pipeline (nil when KEDA
+	// did not scale the run).
+	Pipeline *Pipeline
+	// firstArrival is, by pod running at the end, when its first request
+	// arrived.
+	firstArrival map[string]time.Time
 }
 
 // Run carries the plan's run i with its real balancer and returns what it
 // measured.
 func (h *Harness) Run(ctx context.Context, i int, during During) (_ *Measured, err error) {
 	run := h.Plan.Runs[i]
-	ns := fmt.Sprintf("live-%d", i)
+	ns := fmt.Sprintf("live-%d", h.runs)
+	h.runs++
 	h.opts.Progress.Run(i+1, len(h.Plan.Runs), run.Label())
 	h.opts.Progress.Phase("starting pods")
 	defer h.cleanUp(ns)
@@ -151,7 +158,27 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (_ *Measured, e
 	if err := h.startScaling(ctx, a, scaled); err != nil {
 		return nil, err
 	}
-	return h.measure(ctx, a, during)
+	if len(scaled) == 0 {
+		return h.measure(ctx, a, during)
+	}
+	return h.measureScaled(ctx, a, during, scaled)
+}
+
+// measureScaled measures a run KEDA scales, and records its autoscaling
+// pipeline beside it (Measured.Pipeline).
+func (h *Harness) measureScaled(ctx context.Context, a *Active, during During, scaled []ScaledSpec) (*Measured, error) {
+	var hpas []string
+	for _, s := range scaled {
+		hpas = append(hpas, "keda-hpa-"+backend.ObjectName(s.Component))
+	}
+	watch := startStageWatch(ctx, h.Cluster, a.Namespace, hpas)
+	m, err := h.measure(ctx, a, during)
+	if err != nil {
+		_ = watch.stop() // the measurement's error is the one to report
+		return nil, err
+	}
+	m.Pipeline, err = h.pipeline(ctx, a, watch, m.firstArrival)
+	return m, err
 }
 
 // scaledIn is the plan's autoscaled components when KEDA scales run r.
@@ -301,6 +328,7 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 		return nil, err
 	}
 	m.CPU, m.Served, m.Work, m.Server = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}
+	m.firstArrival = end.firstArrival
 	for pod, v := range end.cpu {
 		m.CPU[pod] = v - start.cpu[pod]
 		// A pod stopped in the window has no counters at its end: what it
@@ -340,7 +368,7 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-chan struct{}, error) {
 	sc := h.Plan.Scenario
 	out, err := h.kubelet.startPod(ctx, podStart{ns: a.Namespace, name: ingressWorkload + "-0", workload: ingressWorkload, node: h.Plan.IngressNode,
-		ip: podIP(a.index, ingressIndex), limit: 1, request: 0.1, role: "loadgen",
+		ip: podIP(a.index, ingressIndex), limit: 1, role: "loadgen", // no CPU request: the lab's gateway takes no room on its node
 		args: append([]string{"--entry=" + sc.Application.Entry, "--duration=" + sc.Duration.String(), "--records=" + records, fmt.Sprintf("--seed=%d", sc.Seed)}, a.static...)})
 	if err != nil {
 		return nil, err
@@ -375,7 +403,10 @@ func (h *Harness) startLoad(ctx context.Context, a *Active, records string) (<-c
 // counters are each pod's cumulative counters at one moment: its cgroup's
 // CPU seconds, the requests it answered, the CPU seconds spent on their
 // work, and those of its server beside the work.
-type counters struct{ cpu, served, work, server map[string]float64 }
+type counters struct {
+	cpu, served, work, server map[string]float64
+	firstArrival              map[string]time.Time
+}
 
 // countersAt waits until at and reads every backend's counters then. A
 // pod stopped by then (deleted mid-run) reads as its last CPU value and as
@@ -386,7 +417,7 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (coun
 		return counters{}, ctx.Err()
 	case <-time.After(time.Until(at)):
 	}
-	c := counters{cpu: map[string]float64{}, served: map[string]float64{}, work: map[string]float64{}, server: map[string]float64{}}
+	c := counters{cpu: map[string]float64{}, served: map[string]float64{}, work: map[string]float64{}, server: map[string]float64{}, firstArrival: map[string]time.Time{}}
 	pods, err := a.pods()
 	if err != nil {
 		return counters{}, err
@@ -404,6 +435,9 @@ func (h *Harness) countersAt(ctx context.Context, a *Active, at time.Time) (coun
 		}
 		for pod, pc := range got {
 			c.served[pod], c.work[pod], c.server[pod] = pc.receivedTotal(), pc.work, pc.server
+			if !pc.firstArrival.IsZero() {
+				c.firstArrival[pod] = pc.firstArrival
+			}
 		}
 	}
 	return c, nil

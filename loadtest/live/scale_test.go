@@ -6,6 +6,7 @@ import (
 
 	"github.com/artt-dev/artt/loadtest"
 	"github.com/artt-dev/artt/loadtest/live"
+	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
 // KEDA scales the live backends on artt-scaler's answers after a step of
@@ -45,6 +46,39 @@ func TestLiveKEDAScalesAfterAStep(t *testing.T) {
 		t.Errorf("the %d backends the step needs were Ready after %.0f s, want within %s", s.Needed, s.Seconds, bound)
 	}
 	checkAddedPods(t, m, plan.Scenario.Duration.Seconds()-15)
+	checkTimeline(t, live.Timeline(m, lab[0].Timeline), lab[0].Timeline)
+}
+
+// checkTimeline checks the live timeline of the step, logged beside the
+// lab's: every stage saw it,
+// and in the pipeline's order, each no earlier than the one that causes it
+// but for the harness's polls (a quarter second) and the log's and
+// Prometheus' own clocks.
+func checkTimeline(t *testing.T, tl, lab []outcome.StepTimeline) {
+	t.Helper()
+	if len(tl) != 1 || len(lab) != 1 {
+		t.Fatalf("%d timelines live and %d in the lab, want the one step's", len(tl), len(lab))
+	}
+	s := tl[0]
+	t.Logf("%-32s %6s %6s  %s", "stage", "live s", "lab s", "live saw")
+	for _, st := range outcome.Stages() {
+		t.Logf("%-32s %6.1f %6.1f  %s", st, s.Seconds[st], lab[0].Seconds[st], s.Detail[st])
+		if !s.Seen(st) {
+			t.Errorf("stage %q never saw the step", st)
+		}
+	}
+	const slack = 0.5
+	causes := [][2]outcome.Stage{
+		{outcome.StageScraped, outcome.StageScalerRaised}, {outcome.StageScalerRaised, outcome.StageHPARead},
+		{outcome.StageHPAScaled, outcome.StagePodCreated}, {outcome.StagePodCreated, outcome.StagePodRunning},
+		{outcome.StagePodRunning, outcome.StagePodReady}, {outcome.StagePodReady, outcome.StagePodInSlice},
+		{outcome.StagePodInSlice, outcome.StagePodInIstiod}, {outcome.StagePodInSlice, outcome.StagePodFirstRequest},
+	}
+	for _, c := range causes {
+		if s.Seconds[c[1]] < s.Seconds[c[0]]-slack {
+			t.Errorf("%q at %.1f s came before its cause, %q at %.1f s", c[1], s.Seconds[c[1]], c[0], s.Seconds[c[0]])
+		}
+	}
 }
 
 // checkAddedPods checks the pods added after the load began: the first goes

@@ -22,9 +22,10 @@ import (
 // ends it (zero times); a pod a ReplicaSet made has its own.
 type RunPod struct {
 	PodSpec
-	// Created is when the harness first saw the pod, Ready when it was
-	// marked Ready, Gone when its process was stopped.
-	Created, Ready, Gone time.Time
+	// Listed is when the harness first listed the pod, Created when it
+	// started its process, Ready when it was marked Ready, Gone when its
+	// process was stopped.
+	Listed, Created, Ready, Gone time.Time
 }
 
 // starting reports whether a ReplicaSet's pod is not Ready yet (the
@@ -45,13 +46,14 @@ type scaledPods struct {
 	bound  map[string]int                // pods bound so far, by workload
 	loaded time.Time                     // when the load began: later pods take the startup
 
-	mu   sync.Mutex
-	pods map[string]*RunPod
-	err  error
+	mu     sync.Mutex
+	pods   map[string]*RunPod
+	listed map[string]time.Time // by pod, when first listed
+	err    error
 }
 
 func newScaledPods(h *Harness, ns string, run int, scaled []ScaledSpec) *scaledPods {
-	s := &scaledPods{h: h, ns: ns, run: run, specs: map[string]scenario.Component{}, free: map[string][]int{}, bound: map[string]int{}, pods: map[string]*RunPod{}}
+	s := &scaledPods{h: h, ns: ns, run: run, specs: map[string]scenario.Component{}, free: map[string][]int{}, bound: map[string]int{}, pods: map[string]*RunPod{}, listed: map[string]time.Time{}}
 	for _, sp := range scaled {
 		w := backend.ObjectName(sp.Component)
 		s.free[w] = slices.Clone(sp.Slots)
@@ -94,6 +96,14 @@ func (s *scaledPods) follow(ctx context.Context) {
 // act binds, starts and stops pods as the list says.
 func (s *scaledPods) act(ctx context.Context, pods []corev1.Pod) {
 	listed := map[string]bool{}
+	now := time.Now()
+	s.mu.Lock()
+	for _, pod := range pods {
+		if _, seen := s.listed[pod.Name]; !seen {
+			s.listed[pod.Name] = now
+		}
+	}
+	s.mu.Unlock()
 	for i := range pods {
 		pod := &pods[i]
 		listed[pod.Name] = true
@@ -192,7 +202,7 @@ func (s *scaledPods) start(ctx context.Context, pod *corev1.Pod) {
 	if !s.loaded.IsZero() {
 		readyAt = now.Add(s.h.Plan.Scenario.Control.PodStartup.Duration)
 	}
-	p := &RunPod{PodSpec: PodSpec{Name: pod.Name, Component: c.Name, Node: pod.Spec.NodeName, Index: slot, Limit: c.CPULimit, Request: c.CPURequest}, Created: now}
+	p := &RunPod{PodSpec: PodSpec{Name: pod.Name, Component: c.Name, Node: pod.Spec.NodeName, Index: slot, Limit: c.CPULimit, Request: c.CPURequest}, Listed: s.listed[pod.Name], Created: now}
 	s.pods[pod.Name] = p
 	start := podStart{ns: s.ns, name: pod.Name, workload: w, node: p.Node, ip: podIP(s.run, slot), limit: c.CPULimit, request: c.CPURequest, role: "backend",
 		args: []string{"--component=" + c.Name, fmt.Sprintf("--seed=%d", s.h.Plan.Scenario.Seed)}}

@@ -24,6 +24,10 @@ type Result struct {
 	// Capacity is, per step up in a steps workload and autoscaled
 	// component, how soon the ready pods covered the new demand.
 	Capacity []StepCapacity
+	// Timeline is, for the same steps, when each stage of the autoscaling
+	// pipeline first saw each (for the live loop's comparison; not in
+	// the report's files).
+	Timeline []StepTimeline `json:"-"`
 
 	Requests, Succeeded, Timeouts, Errors int64
 	SuccessRate                           float64

@@ -228,6 +228,16 @@ const backlogTolerance = 0.1
 
 func isFiniteNonNegative(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 }
 
+// Newest is the newest arrival rate (the demand's where arrivals are
+// unknown) and CPU usage of the range: what a poll saw now.
+func (m Measurements) Newest() (arrivals, cpu float64) {
+	arrivals = newest(m.Arrivals)
+	if len(m.Arrivals) == 0 {
+		arrivals = newest(m.Demand)
+	}
+	return arrivals, newest(m.CPU)
+}
+
 // newest returns the last sample, or 0 when it is missing: a sum over no
 // series means nothing was measured now, which for a rate is no traffic.
 func newest(xs []float64) float64 {

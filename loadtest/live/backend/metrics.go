@@ -13,10 +13,13 @@ import (
 
 // WorkCounter is the series of the CPU spent on requests' own work;
 // ServerCounter that of the rest of the pod's server, in its own cgroup
-// beside the pod's.
+// beside the pod's. FirstArrivalGauge is when the pod's first request
+// arrived, in seconds since the Unix epoch (0 before): when the clients'
+// balancers first sent it one.
 const (
-	WorkCounter   = "artt_live_work_cpu_seconds_total"
-	ServerCounter = "artt_live_server_cpu_seconds_total"
+	WorkCounter       = "artt_live_work_cpu_seconds_total"
+	ServerCounter     = "artt_live_server_cpu_seconds_total"
+	FirstArrivalGauge = "artt_live_first_arrival_timestamp_seconds"
 )
 
 // istioBuckets are the bounds of Istio's istio_request_duration_milliseconds.
@@ -30,6 +33,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	received *prometheus.CounterVec
 	arrived  prometheus.Counter
+	first    prometheus.Gauge
 	ns, pod  string
 	workload string
 	answered atomic.Int64
@@ -55,7 +59,8 @@ func NewMetrics(namespace, pod, workload, cpuacct string) *Metrics {
 		Name: "envoy_http_downstream_rq_total", Help: "Requests arrived, as Envoy's inbound listener counts them.",
 		ConstLabels: prometheus.Labels{"namespace": namespace, "pod": pod, "envoy_http_conn_manager_prefix": fmt.Sprintf("inbound_0.0.0.0_%d", Port)},
 	})
-	m.Registry.MustRegister(m.requests, m.duration, m.received, m.arrived)
+	m.first = prometheus.NewGauge(prometheus.GaugeOpts{Name: FirstArrivalGauge, Help: "When the first request arrived, in seconds since the Unix epoch (0 before)."})
+	m.Registry.MustRegister(m.requests, m.duration, m.received, m.arrived, m.first)
 	if cpuacct != "" {
 		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "container_cpu_usage_seconds_total", Help: "CPU time of the pod's cgroup, as cAdvisor reports it.",
@@ -86,7 +91,12 @@ func (m *Metrics) countServer(cpuacct string) {
 }
 
 // Arrived records a request that reached this pod.
-func (m *Metrics) Arrived() { m.arrived.Inc(); m.arrivedN.Add(1) }
+func (m *Metrics) Arrived() {
+	m.arrived.Inc()
+	if m.arrivedN.Add(1) == 1 {
+		m.first.SetToCurrentTime()
+	}
+}
 
 // Served records a request this pod answered.
 func (m *Metrics) Served(sourceWorkload, sourceNode string, code codes.Code, ms float64) {

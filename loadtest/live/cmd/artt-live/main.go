@@ -54,6 +54,7 @@ Flags:
 type options struct {
 	out, policies, summary string
 	maxCores               float64
+	repeats                int
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -71,8 +72,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&opts.policies, "policies", "", "comma-separated run names or routings to keep (default: every run)")
 	fs.StringVar(&opts.summary, "summary", "", "also write the comparison into this Markdown file, between the scenario's artt-live markers (docs/live-results.md)")
 	fs.Float64Var(&opts.maxCores, "max-cores", live.DefaultMaxCores, "the most cores the scenario's nodes may have in all")
+	fs.IntVar(&opts.repeats, "repeats", 1, "how many times to carry each run, one after another (each repeat is reported as RUN #N beside the same prediction)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if opts.repeats < 1 {
+		return fmt.Errorf("--repeats = %d: want at least 1", opts.repeats)
 	}
 	if fs.NArg() != 1 {
 		return errors.New("run: name one scenario")
@@ -127,23 +132,29 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	}()
 	var cs []live.Comparison
 	var ms []*live.Measured
-	for i := range plan.Runs {
-		m, err := h.Run(ctx, i, nil)
-		if err != nil {
-			return fmt.Errorf("run %s: %w", plan.Runs[i].Label(), err)
+	for repeat := range opts.repeats {
+		for i := range plan.Runs {
+			m, err := h.Run(ctx, i, nil)
+			if err != nil {
+				return fmt.Errorf("run %s: %w", plan.Runs[i].Label(), err)
+			}
+			ms = append(ms, m)
+			c := live.Comparison{Live: h.Result(m), Lag: live.SendLag(m), CPU: h.CPUPerRequest(m)}
+			if opts.repeats > 1 {
+				c.Live.Run += fmt.Sprintf(" #%d", repeat+1)
+			}
+			if m.Tables != nil {
+				c.Cuts = live.CutTimes(plan.Scenario, m.Tables)
+			}
+			cs = append(cs, c)
 		}
-		ms = append(ms, m)
-		c := live.Comparison{Live: h.Result(m), Lag: live.SendLag(m), CPU: h.CPUPerRequest(m)}
-		if m.Tables != nil {
-			c.Cuts = live.CutTimes(plan.Scenario, m.Tables)
-		}
-		cs = append(cs, c)
 	}
 	if err := predict(plan, cs, ms); err != nil {
 		return err
 	}
 	for i := range cs {
 		cs[i].Live.Capacity = live.Capacity(ms[i], cs[i].Lab.Capacity)
+		cs[i].Live.Timeline = live.Timeline(ms[i], cs[i].Lab.Timeline)
 	}
 	path, err := live.WriteReport(dir, plan.Scenario.Name, cs)
 	if err != nil {
@@ -196,8 +207,8 @@ func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
 		if err != nil {
 			return fmt.Errorf("the lab's prediction (seed %d): %w", seed, err)
 		}
-		for i := range cs {
-			cs[i].LabSeeds = append(cs[i].LabSeeds, results[i])
+		for i := range cs { // the runs in the plan's order, repeat after repeat
+			cs[i].LabSeeds = append(cs[i].LabSeeds, results[i%len(plan.Runs)])
 		}
 	}
 	for i := range cs {
@@ -206,7 +217,7 @@ func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
 			continue
 		}
 		var err error
-		if cs[i].Replayed, err = replayTables(plan, plan.Runs[i].Label(), ms[i].Tables); err != nil {
+		if cs[i].Replayed, err = replayTables(plan, plan.Runs[i%len(plan.Runs)].Label(), ms[i].Tables); err != nil {
 			return err
 		}
 	}
