@@ -132,7 +132,8 @@ func (a *kedaHPA) tick() error {
 			continue
 		}
 		e.res.threshold(c, ev.Threshold.Threshold)
-		e.res.answered(c, outcome.ScalerInputs{Arrivals: last(m.Arrivals), CPU: last(m.CPU), ReadyPods: float64(len(c.ready)),
+		arrivals, cpu := m.Newest()
+		e.res.answered(c, outcome.ScalerInputs{Arrivals: arrivals, CPU: cpu, ReadyPods: float64(len(c.ready)),
 			Value: ev.MetricValue(t.spec.Form), Target: ev.MetricTarget(t.spec.Form), PerPod: t.spec.Form == metric.FormPods})
 		if t.spec.Form == metric.FormPods { // metricType AverageValue
 			e.scaleByHPA(c, averageValueReplicas(ev.MetricValue(t.spec.Form), ev.MetricTarget(t.spec.Form), len(c.pods)))

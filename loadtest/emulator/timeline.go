@@ -104,11 +104,3 @@ func (c *collector) finishTimelines() {
 		t.Saw(outcome.StageCapacity, t.At+t.StepCapacity.Seconds, "")
 	}
 }
-
-// last is a series' newest value (NaN when empty).
-func last(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	return xs[len(xs)-1]
-}

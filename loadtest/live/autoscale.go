@@ -98,7 +98,7 @@ func waitHPA(ctx context.Context, c *Cluster, ns, name string) error {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		var hpa autoscalingv2.HorizontalPodAutoscaler
-		err := c.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "keda-hpa-" + name}, &hpa)
+		err := c.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: kedaHPAName(name)}, &hpa)
 		if err == nil && len(hpa.Status.CurrentMetrics) > 0 {
 			return nil
 		}
@@ -112,5 +112,8 @@ func waitHPA(ctx context.Context, c *Cluster, ns, name string) error {
 		}
 	}
 }
+
+// kedaHPAName is the HPA KEDA makes for the ScaledObject of a workload.
+func kedaHPAName(workload string) string { return "keda-hpa-" + workload }
 
 func ptr[T any](v T) *T { return &v }

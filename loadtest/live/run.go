@@ -169,7 +169,7 @@ func (h *Harness) Run(ctx context.Context, i int, during During) (_ *Measured, e
 func (h *Harness) measureScaled(ctx context.Context, a *Active, during During, scaled []ScaledSpec) (*Measured, error) {
 	var hpas []string
 	for _, s := range scaled {
-		hpas = append(hpas, "keda-hpa-"+backend.ObjectName(s.Component))
+		hpas = append(hpas, kedaHPAName(backend.ObjectName(s.Component)))
 	}
 	watch := startStageWatch(ctx, h.Cluster, a.Namespace, hpas)
 	m, err := h.measure(ctx, a, during)

@@ -116,7 +116,7 @@ func sawScaler(t *outcome.StepTimeline, m *Measured, pods []RunPod) {
 // answer, its first scale-up, and its first desired count that covers the
 // step.
 func sawHPA(t *outcome.StepTimeline, m *Measured) {
-	hpa := "keda-hpa-" + backend.ObjectName(t.Component)
+	hpa := kedaHPAName(backend.ObjectName(t.Component))
 	for _, s := range m.Pipeline.HPA {
 		if s.HPA != hpa {
 			continue
