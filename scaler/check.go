@@ -110,6 +110,9 @@ func queriesOf(spec Spec) []checkedQuery {
 	if spec.Form == metric.FormPods {
 		qs = append(qs, checkedQuery{QueryPodCPURequest, spec.PodCPURequestQuery, "scrape kube-state-metrics, and give the workload's containers CPU requests"})
 	}
+	if spec.UsesCalendar() {
+		qs = append(qs, checkedQuery{QueryCalendar, spec.CalendarQuery, "scrape the series calendarQuery reads (by default arrivalRateQuery's), or set normalization to another than \"calendar\""})
+	}
 	return qs
 }
 

@@ -8,6 +8,8 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/artt-dev/artt/scaler/metric"
 )
 
@@ -25,6 +27,9 @@ type Spec struct {
 	// PodCPURequestQuery is one ready pod's CPU request, read in the pods
 	// form only.
 	PodCPURequestQuery string
+	// CalendarQuery is the offered rate's history, averaged over each
+	// calendar step, read by the normalization "calendar" only.
+	CalendarQuery string
 	// QueryTimeout bounds each Prometheus query.
 	QueryTimeout time.Duration
 	// Settings shape what is measured and how the metric is computed.
@@ -149,6 +154,30 @@ func renderQueries(r *metric.Reader, s *Spec, safe bool) {
 		}
 		*q.dst = text
 	}
+	renderCalendarQuery(r, s, vars, safe)
+}
+
+// renderCalendarQuery renders calendarQuery, by default the offered rate's
+// query (arrivals, or requests served without offeredLoad) as a rate()
+// over each calendar step: the mean between the history's samples, where
+// an irate would read two scrapes of each minute. Read by the
+// normalization "calendar" only.
+func renderCalendarQuery(r *metric.Reader, s *Spec, vars queryVars, safe bool) {
+	def := r.String("arrivalRateQuery", DefaultArrivalRateQuery)
+	if !s.OfferedLoad {
+		def = r.String("requestRateQuery", DefaultRequestRateQuery)
+	}
+	tmpl := r.String("calendarQuery", def)
+	if !safe || !s.UsesCalendar() || s.Calendar.Step <= 0 {
+		return
+	}
+	vars.RateFunction, vars.RateWindow = "rate", model.Duration(s.Calendar.Step).String()
+	text, err := render("calendarQuery", tmpl, vars)
+	if err != nil {
+		r.Refuse(err)
+		return
+	}
+	s.CalendarQuery = text
 }
 
 // queryVars are the names a query template can use.

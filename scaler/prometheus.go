@@ -28,6 +28,8 @@ const (
 	QueryCPURequest  QueryName = "cpuRequest"
 	// QueryPodCPURequest runs in the pods form only.
 	QueryPodCPURequest QueryName = "podCPURequest"
+	// QueryCalendar runs for the normalization "calendar" only.
+	QueryCalendar QueryName = "calendar"
 )
 
 // BackendError is a failure to read measurements: Prometheus unreachable,
@@ -175,10 +177,17 @@ func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) 
 
 	var (
 		m    metric.Measurements
-		errs [5]error
+		errs [6]error
 		wg   sync.WaitGroup
 	)
 	wg.Add(3)
+	if spec.UsesCalendar() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.Calendar, errs[5] = p.calendarQuery(ctx, promAPI, spec, now)
+		}()
+	}
 	if spec.Form == metric.FormPods {
 		wg.Add(1)
 		go func() {
@@ -210,6 +219,17 @@ func (p *PrometheusSource) Fetch(ctx context.Context, spec Spec, now time.Time) 
 		return metric.Measurements{}, err
 	}
 	return m, nil
+}
+
+// calendarQuery returns the calendar's history: Calendar.Points() points
+// a calendar step apart, the newest at or before now. The range cache
+// (when on) asks only for the newest of them at each poll.
+func (p *PrometheusSource) calendarQuery(ctx context.Context, promAPI promv1.API, spec Spec, now time.Time) ([]float64, error) {
+	c := spec.Calendar
+	n := c.Points()
+	end := now.Truncate(c.Step)
+	r := promv1.Range{Start: end.Add(-time.Duration(n-1) * c.Step), End: end, Step: c.Step}
+	return p.rangeQuery(ctx, promAPI, spec, QueryCalendar, spec.CalendarQuery, r, n, now)
 }
 
 // rangeQuery returns the query's n points of r, asking Prometheus only for
@@ -301,6 +321,7 @@ var queryKey = map[QueryName]string{
 	QueryCPUUsage:      "cpuUsageQuery",
 	QueryCPURequest:    "cpuRequestQuery",
 	QueryPodCPURequest: "podCPURequestQuery",
+	QueryCalendar:      "calendarQuery",
 }
 
 // queryError tells a query Prometheus refuses as malformed (the metadata's

@@ -186,7 +186,8 @@ func (s *Server) round(ctx context.Context, spec Spec) (metric.Evaluation, error
 			s.opts.Logger.Debug("evaluated", "namespace", spec.Namespace, "scaledObject", spec.Name,
 				"arrivals", arrivals, "cpu", cpu, "cpuRequest", m.CPURequest, "form", spec.Form,
 				"utilization", ev.Utilization, "threshold", ev.Threshold.Threshold, "value", ev.MetricValue(spec.Form), "target", ev.MetricTarget(spec.Form),
-				"trend", ev.Threshold.Trend, "volatility", ev.Threshold.Volatility, "trendWeight", ev.Threshold.TrendWeight, "active", ev.Active)
+				"trend", ev.Threshold.Trend, "volatility", ev.Threshold.Volatility, "trendWeight", ev.Threshold.TrendWeight,
+				"calendarPeriods", ev.Threshold.CalendarPeriods, "active", ev.Active)
 			return ev, nil
 		}
 	}

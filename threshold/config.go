@@ -41,6 +41,12 @@ const (
 	// ahead, plus the forecast's own error, under Ceiling:
 	// θ = Ceiling × y ÷ (ŷ(+Lead) + e_q), within [Min, Max].
 	NormalizationPredictive Normalization = "predictive"
+	// NormalizationCalendar keeps a forecast from the same phase of
+	// earlier periods of the demand (a Calendar), plus its own error,
+	// under Ceiling: θ = Ceiling × y ÷ (ŷ + e_q) (Config.CalendarThreshold).
+	// Its caller supplies the history; until that holds an earlier period
+	// the threshold is NormalizationLead's.
+	NormalizationCalendar Normalization = "calendar"
 )
 
 // Config holds every knob of the threshold. DefaultConfig gives the values
@@ -117,9 +123,9 @@ func (c Config) Validate() error {
 		return &FieldError{Field: "Mode", Value: c.Mode, Reason: `must be one of "artt", "lare", "static"`}
 	}
 	switch c.Normalization {
-	case NormalizationRelative, NormalizationWelford, NormalizationLead, NormalizationPredictive:
+	case NormalizationRelative, NormalizationWelford, NormalizationLead, NormalizationPredictive, NormalizationCalendar:
 	default:
-		return &FieldError{Field: "Normalization", Value: c.Normalization, Reason: `must be "lead", "predictive", "relative" or "welford"`}
+		return &FieldError{Field: "Normalization", Value: c.Normalization, Reason: `must be "lead", "predictive", "calendar", "relative" or "welford"`}
 	}
 	for _, f := range []struct {
 		name string

@@ -90,6 +90,18 @@
 // threshold keeps room for another step like it for that long; a forecast
 // of falling demand rests at MaxThreshold.
 //
+// # Normalisation: a calendar and its own error
+//
+// NormalizationCalendar is for demand that recurs (a trading session, a
+// day): a Calendar reads a longer history at a coarser step, the same
+// phase of up to Periods earlier periods, and forecasts the highest demand
+// within the lead as the demand now plus the median profile's rise over
+// the lead. Its own misses over that history are its headroom, and
+// Config.CalendarThreshold turns both into θ = Ceiling × y ÷ (ŷ + e_q),
+// at most MaxThreshold and at least CalendarFloor: a forecast level, not a
+// window's noise, so MinThreshold does not bound it. Until the history
+// holds an earlier period the threshold is NormalizationLead's.
+//
 // # Normalisation: relative headroom over the window
 //
 // The paper normalises each signal against its own history (below). That

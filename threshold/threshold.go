@@ -41,6 +41,10 @@ type Result struct {
 	TrendOutlier, VolatilityOutlier bool
 	// Inliers and Samples describe the last fit.
 	Inliers, Samples int
+	// CalendarPeriods is how many earlier periods a calendar forecast
+	// found at now (NormalizationCalendar; 0 while it has none and the
+	// threshold is NormalizationLead's).
+	CalendarPeriods int
 }
 
 // Tracker computes a threshold per window of demand, carrying the

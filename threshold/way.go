@@ -50,6 +50,8 @@ func (w *ways) pick(cfg *Config) way {
 		w.predictive = predictive{cfg: cfg, z: cfg.z()}
 		return &w.predictive
 	}
+	// NormalizationCalendar's window is NormalizationLead's: its caller
+	// replaces the threshold once the calendar has a history.
 	w.lead = lead{cfg: cfg, z: cfg.z()}
 	return &w.lead
 }

@@ -27,6 +27,11 @@ type Measurements struct {
 	// PodCPURequest is one of those pods' CPU request (cores), read for
 	// the pods form only (0 otherwise).
 	PodCPURequest float64
+	// Calendar is the offered rate's history for the normalization
+	// "calendar": Settings.Calendar.Points() samples, one per
+	// Calendar.Step, oldest first, ending now; NaN where missing. nil
+	// otherwise.
+	Calendar []float64
 }
 
 // Evaluation is the answer for one poll.
@@ -113,10 +118,10 @@ func Evaluate(settings Settings, m Measurements) (Evaluation, error) {
 		return Evaluation{}, err
 	}
 	e := Evaluation{
-		Threshold:   res,
 		RequestRate: newest(m.Demand),
 		ArrivalRate: newest(offered),
 	}
+	e.Threshold = calendarThreshold(settings, res, m.Calendar, e.ArrivalRate)
 	cpu := newest(m.CPU)
 	switch {
 	case m.CPURequest > 0 && !math.IsInf(m.CPURequest, 0):

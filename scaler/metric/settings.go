@@ -39,6 +39,8 @@ type Settings struct {
 	ActivationRequestRate float64
 	// Form selects the metric form.
 	Form Form
+	// Calendar shapes the history normalization "calendar" reads.
+	Calendar CalendarSettings
 	// Threshold configures the core.
 	Threshold threshold.Config
 }
@@ -106,6 +108,7 @@ func (r *Reader) Settings() Settings {
 		Form:                  Form(r.String("metricForm", string(FormNormalized))),
 		OfferedLoad:           r.Bool("offeredLoad", true),
 		LeadTime:              r.Duration("leadTime", 30*time.Second, 0, 24*time.Hour),
+		Calendar:              r.calendar(),
 	}
 	cfg := r.thresholdConfig()
 	r.rate(&s)
@@ -113,6 +116,7 @@ func (r *Reader) Settings() Settings {
 	s.Threshold = cfg
 	r.checkThreshold(cfg)
 	r.checkSettings(s)
+	r.checkCalendar(s)
 	return s
 }
 

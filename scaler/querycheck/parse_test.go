@@ -30,6 +30,7 @@ func FuzzRenderedQueriesParse(f *testing.F) {
 	f.Add("shop", "web.v2", "rateWindow", "1m")
 	f.Add("a-b.c", "web-1.v2.3", "step", "30s")
 	f.Add("shop", `web"} or vector(1) #`, "history", "10")
+	f.Add("shop", "web.v2", "normalization", "calendar")
 	f.Add("shop", "web", "cpuUsageQuery", `sum(rate(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.PodRegex}}"}[1m]))`)
 	f.Fuzz(func(t *testing.T, namespace, workload, key, value string) {
 		md := map[string]string{"workload": workload, key: value}
@@ -38,7 +39,8 @@ func FuzzRenderedQueriesParse(f *testing.F) {
 			return
 		}
 		for k, q := range map[string]string{"cpuUsageQuery": spec.CPUUsageQuery, "cpuRequestQuery": spec.CPURequestQuery,
-			"requestRateQuery": spec.RequestRateQuery, "arrivalRateQuery": spec.ArrivalRateQuery, "podCPURequestQuery": spec.PodCPURequestQuery} {
+			"requestRateQuery": spec.RequestRateQuery, "arrivalRateQuery": spec.ArrivalRateQuery, "podCPURequestQuery": spec.PodCPURequestQuery,
+			"calendarQuery": spec.CalendarQuery} {
 			if q == "" || k == key {
 				continue
 			}
