@@ -42,6 +42,9 @@ type kedaHPA struct {
 	triggers map[*component]trigger
 	// rpsPerPod is keda-rps's threshold.
 	rpsPerPod float64
+	// visits is how many calls one external request makes to each
+	// component: what the workload's past offers it.
+	visits map[*component]float64
 }
 
 // trigger is one autoscaled component's ScaledObject trigger.
@@ -59,7 +62,7 @@ const kedaRPSWindow = 120.0
 // newKEDA builds the trigger of every autoscaled component through
 // artt-scaler's own settings parser (package scaler/metric), as a ScaledObject would configure it.
 func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
-	a := &kedaHPA{e: e, policy: run.Autoscaling, triggers: make(map[*component]trigger), rpsPerPod: run.Target}
+	a := &kedaHPA{e: e, policy: run.Autoscaling, triggers: make(map[*component]trigger), rpsPerPod: run.Target, visits: e.callsPerRequest()}
 	interval := e.sc.Control.SampleInterval.Seconds()
 	for _, c := range e.comps {
 		if !c.spec.Autoscale {
@@ -70,6 +73,9 @@ func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 			continue
 		}
 		spec, err := metric.ParseSettings(a.metadata(c))
+		if err == nil {
+			err = checkCalendarStep(spec, interval)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("component %s: %w", c.spec.Name, err)
 		}
@@ -158,6 +164,9 @@ func (a *kedaHPA) measurements(c *component, t trigger) metric.Measurements {
 	}
 	m.CPURequest = float64(len(c.ready)) * c.spec.CPURequest
 	m.PodCPURequest = c.spec.CPURequest
+	if t.spec.UsesCalendar() {
+		m.Calendar = a.e.calendarHistory(c, t.spec, a.visits[c])
+	}
 	return m
 }
 

@@ -149,7 +149,8 @@ func fillGaps(times []time.Time, values []float64) Series {
 
 // Replay maps rows start… of the series onto a rate: each row lasts
 // secondsPerRow, and the rows needed to cover duration are scaled linearly
-// from their own [min, max] onto [minRate, maxRate].
+// from their own [min, max] onto [minRate, maxRate]. The rows before start
+// are the rate's Past, on the same scale.
 func Replay(s Series, start int, secondsPerRow, duration, minRate, maxRate float64) (Rate, error) {
 	need := math.Ceil(duration / secondsPerRow)
 	// Compared as floats: a tiny secondsPerRow or a huge start overflows an int.
@@ -162,14 +163,23 @@ func Replay(s Series, start int, secondsPerRow, duration, minRate, maxRate float
 	for _, v := range seg {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	r := Rate{Starts: make([]float64, rows), Values: make([]float64, rows)}
-	for i, v := range seg {
-		r.Starts[i] = float64(i) * secondsPerRow
+	scale := func(v float64) float64 {
 		frac := 0.0
 		if hi > lo {
 			frac = (v - lo) / (hi - lo)
 		}
-		r.Values[i] = minRate + frac*(maxRate-minRate)
+		return minRate + frac*(maxRate-minRate)
+	}
+	r := Rate{Starts: make([]float64, rows), Values: make([]float64, rows)}
+	for i, v := range seg {
+		r.Starts[i] = float64(i) * secondsPerRow
+		r.Values[i] = scale(v)
+	}
+	// The rows before the start, on the same scale (a quieter row maps
+	// below minRate, never below 0).
+	r.Past = Past{Values: make([]float64, start), Step: secondsPerRow}
+	for i, v := range s.Values[:start] {
+		r.Past.Values[i] = math.Max(0, scale(v))
 	}
 	return r, nil
 }

@@ -15,6 +15,8 @@ type Rate struct {
 	Starts []float64
 	// Values are the rates (requests per second) from each start on.
 	Values []float64
+	// Past is the rate before the start, where the workload has one.
+	Past Past
 }
 
 // Constant returns a constant rate.

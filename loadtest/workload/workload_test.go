@@ -90,6 +90,32 @@ func TestReplayMapsLinearly(t *testing.T) {
 	if _, err := Replay(s, 3, 2, 6, 1, 2); err == nil {
 		t.Error("replaying past the end: no error")
 	}
+	// Row 0 is before the start, on the run's scale: 0 maps to 100 −
+	// 100 × 5 ÷ 95, below minRate.
+	if past := r.Past; past.Step != 2 || len(past.Values) != 1 || math.Abs(past.Values[0]-(100-100*5.0/95)) > 1e-9 {
+		t.Errorf("past %+v, want one row of 2 s at %v", past, 100-100*5.0/95)
+	}
+}
+
+// Rows 10, 20, 30 of 2 s each before the start: [−5, −1] holds a second of
+// the first, two of the second and one of the third.
+func TestPastMeanIntegratesItsRows(t *testing.T) {
+	p := Past{Values: []float64{10, 20, 30}, Step: 2}
+	for _, tc := range []struct {
+		a, b, want float64
+		ok         bool
+	}{
+		{-5, -1, (10 + 40 + 30) / 4.0, true},
+		{-6, 0, 20, true},
+		{-1.5, -0.5, 30, true},
+		{-7, 0, math.NaN(), false},
+		{-1, 1, math.NaN(), false},
+	} {
+		got, ok := p.Mean(tc.a, tc.b)
+		if ok != tc.ok || (ok && math.Abs(got-tc.want) > 1e-9) {
+			t.Errorf("Mean(%v, %v) = %v, %v; want %v, %v", tc.a, tc.b, got, ok, tc.want, tc.ok)
+		}
+	}
 }
 
 func TestEmbeddedNASA(t *testing.T) {
