@@ -27,7 +27,7 @@ demo:
 
 ## results: every shipped scenario, and docs/results.md's table of results regenerated from them.
 ## TRACE_DIR holding nasdaq100_nq_futures_1min.csv adds artt-hpa-nasdaq (the trace is not shipped).
-RESULTS := demo heart-pairwise heart-dag lata-chain-a lata-chain-b larp-dag-a larp-dag-b larp-bookinfo-a larp-bookinfo-b node-degradation node-contention node-quota mesh-20 artt-hpa-nasa nasa-unbound flash-crowd flash-crowd-behavior slow-ramp market-sessions
+RESULTS := demo heart-pairwise heart-dag lata-chain-a lata-chain-b larp-dag-a larp-dag-b larp-bookinfo-a larp-bookinfo-b node-degradation node-contention node-quota mesh-20 artt-hpa-nasa nasa-unbound flash-crowd flash-crowd-behavior slow-ramp market-sessions market-sessions-history nasa-calendar
 results:
 	$(GO) run ./cmd/artt-lab run --quiet --out out/results --summary docs/results.md \
 		$(if $(TRACE_DIR),--trace-dir $(TRACE_DIR)) $(RESULTS) $(if $(TRACE_DIR),artt-hpa-nasdaq)

@@ -101,7 +101,7 @@ func arrivals(l Loaded, traceDir string) (workload.Rate, error) {
 	w := l.Scenario.Workload
 	switch w.Type {
 	case "constant":
-		return workload.Constant(w.Rate), nil
+		return withHistory(workload.Constant(w.Rate), w.History), nil
 	case "steps":
 		r := workload.Rate{}
 		if w.Steps[0].At.Duration > 0 {
@@ -111,7 +111,7 @@ func arrivals(l Loaded, traceDir string) (workload.Rate, error) {
 			r.Starts = append(r.Starts, s.At.Seconds())
 			r.Values = append(r.Values, s.Rate)
 		}
-		return r, nil
+		return withHistory(r, w.History), nil
 	}
 	t := w.Trace
 	var data []byte
@@ -143,6 +143,14 @@ func arrivals(l Loaded, traceDir string) (workload.Rate, error) {
 			"%s has %d rows; the duration and the client timeout (%g s) at %g s per row need %.3g from row %d", t.File, len(series.Values), needed, t.SecondsPerRow, rows, t.Start)}
 	}
 	return workload.Replay(series, t.Start, t.SecondsPerRow, needed, t.MinRate, t.MaxRate)
+}
+
+// withHistory gives r the past its scenario's history declares.
+func withHistory(r workload.Rate, h *scenario.History) workload.Rate {
+	if h != nil {
+		r.Past = r.Repeated(h.Period.Seconds(), h.Periods)
+	}
+	return r
 }
 
 // Check finds what would stop Run: the arrival rate (trace file, column and

@@ -27,7 +27,7 @@ type Tenancy struct {
 }
 
 // QueryOverrideKeys are the metadata keys that replace a query.
-var QueryOverrideKeys = []string{"cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "podCPURequestQuery"}
+var QueryOverrideKeys = []string{"cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "podCPURequestQuery", "calendarQuery"}
 
 // CheckAllowedPrometheus validates one --allowed-prometheus value.
 func CheckAllowedPrometheus(prefix string) error {

@@ -86,7 +86,7 @@ func TestTheLabsCalendarScalesBeforeARecurringRise(t *testing.T) {
 func TestTheLabsCalendarReadsTheWorkloadsPast(t *testing.T) {
 	sc := calendarScenario(t, "normalization: calendar, calendarPeriod: 1m, calendarStep: 15s, calendarPeriods: \"1\"")
 	rate := workload.Rate{Starts: []float64{0}, Values: []float64{50},
-		Past: workload.Past{Values: []float64{10, 20, 30, 40, 50, 60}, Step: 15}}
+		Past: workload.Past{Values: []float64{10, 20, 30, 40, 50, 60}, Step: 15, Cycles: 1}}
 	e, err := New(sc, sc.Runs[0], rate, Options{})
 	if err != nil {
 		t.Fatal(err)

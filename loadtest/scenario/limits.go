@@ -29,6 +29,9 @@ const (
 	MaxWorkers = 1024
 	// MaxRate bounds the request rate at any time (requests per second).
 	MaxRate = 100_000
+	// MaxHistory bounds how far back a workload's history reaches: a
+	// month, twice Prometheus' default retention of 15 days.
+	MaxHistory = 31 * 24 * time.Hour
 	// MaxTimeout bounds the client timeout.
 	MaxTimeout = time.Hour
 	// MinControlInterval is the shortest sample, traffic, polling, HPA or

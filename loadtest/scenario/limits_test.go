@@ -26,6 +26,9 @@ func TestValuesPastTheLabsBoundsAreRefused(t *testing.T) {
 		{"outlier interval", "{routing: heart}", "{routing: round-robin, outlierDetection: {interval: 1ns}}", "runs[0].outlierDetection.interval"},
 		{"delay", "nodes: [", "delays: {defaultMs: 1e300}\n  nodes: [", "cluster.delays.defaultMs"},
 		{"gateway replicas", "nodes: [", "ingress: {replicas: 1000000}\n  nodes: [", "cluster.ingress.replicas"},
+		{"history's periods", "rate: 10}", "rate: 10, history: {period: 1m, periods: 100000}}", "workload.history.periods"},
+		{"history's period past the run", "rate: 10}", "rate: 10, history: {period: 2m, periods: 1}}", "workload.history.period"},
+		{"a trace's history", "{type: constant, rate: 10}", "{type: trace, trace: {file: t.csv, secondsPerRow: 1, minRate: 1, maxRate: 2}, history: {period: 1m, periods: 1}}", "workload.history"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

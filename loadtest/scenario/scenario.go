@@ -213,6 +213,17 @@ type Workload struct {
 	// Timeout is the client timeout (default 5s): slower requests count as
 	// failures while the servers still spend their CPU.
 	Timeout Duration `json:"timeout,omitempty"`
+	// History, for a constant or steps workload, is what the lab's
+	// Prometheus holds before the run: its first Period repeated Periods
+	// times, as a TSDB backfilled from earlier days like it would. A trace
+	// needs none: its earlier rows are its history.
+	History *History `json:"history,omitempty"`
+}
+
+// History is a recurring workload's past.
+type History struct {
+	Period  Duration `json:"period"`
+	Periods int      `json:"periods"`
 }
 
 // Step is one rate change.

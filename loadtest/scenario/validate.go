@@ -434,7 +434,24 @@ func (s *Scenario) validateWorkload() []error {
 	if w.Timeout.Duration <= 0 || w.Timeout.Duration > MaxTimeout {
 		errs = append(errs, bad("workload.timeout", w.Timeout, fmt.Sprintf("must be positive and at most %s", MaxTimeout)))
 	}
-	return errs
+	return append(errs, s.validateHistory()...)
+}
+
+// validateHistory checks a constant or steps workload's history: a period
+// within the run, repeated back at most MaxHistory.
+func (s *Scenario) validateHistory() []error {
+	h := s.Workload.History
+	switch {
+	case h == nil:
+		return nil
+	case s.Workload.Type == "trace":
+		return []error{bad("workload.history", "set", "a trace's history is its rows before workload.trace.start")}
+	case h.Period.Duration < time.Second || h.Period.Duration > s.Duration.Duration:
+		return []error{bad("workload.history.period", h.Period, fmt.Sprintf("must be at least 1s and at most the duration (%s)", s.Duration))}
+	case h.Periods < 1 || time.Duration(h.Periods)*h.Period.Duration > MaxHistory:
+		return []error{bad("workload.history.periods", h.Periods, fmt.Sprintf("must be at least 1, and periods × period at most %s", MaxHistory))}
+	}
+	return nil
 }
 
 // validateControl checks the control loop's knobs.

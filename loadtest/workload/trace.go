@@ -177,7 +177,7 @@ func Replay(s Series, start int, secondsPerRow, duration, minRate, maxRate float
 	}
 	// The rows before the start, on the same scale (a quieter row maps
 	// below minRate, never below 0).
-	r.Past = Past{Values: make([]float64, start), Step: secondsPerRow}
+	r.Past = Past{Values: make([]float64, start), Step: secondsPerRow, Cycles: 1}
 	for i, v := range s.Values[:start] {
 		r.Past.Values[i] = math.Max(0, scale(v))
 	}

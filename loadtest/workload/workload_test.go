@@ -100,7 +100,7 @@ func TestReplayMapsLinearly(t *testing.T) {
 // Rows 10, 20, 30 of 2 s each before the start: [−5, −1] holds a second of
 // the first, two of the second and one of the third.
 func TestPastMeanIntegratesItsRows(t *testing.T) {
-	p := Past{Values: []float64{10, 20, 30}, Step: 2}
+	p := Past{Values: []float64{10, 20, 30}, Step: 2, Cycles: 1}
 	for _, tc := range []struct {
 		a, b, want float64
 		ok         bool
@@ -115,6 +115,31 @@ func TestPastMeanIntegratesItsRows(t *testing.T) {
 		if ok != tc.ok || (ok && math.Abs(got-tc.want) > 1e-9) {
 			t.Errorf("Mean(%v, %v) = %v, %v; want %v, %v", tc.a, tc.b, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// Steps of 40 from 0 s and 280 from 2.5 s, repeated over a period of 4 s,
+// three times: each second's mean, the third split half and half, then the
+// same cycle again back to −12 s.
+func TestRepeatedPeriodsOfSteps(t *testing.T) {
+	r := Rate{Starts: []float64{0, 2.5}, Values: []float64{40, 280}}
+	p := r.Repeated(4, 3)
+	want := []float64{40, 40, 160, 280}
+	if p.Step != 1 || p.Cycles != 3 || p.Seconds() != 12 {
+		t.Fatalf("past %+v, want 4 rows of 1 s, 3 cycles", p)
+	}
+	for i, w := range want {
+		if math.Abs(p.Values[i]-w) > 1e-9 {
+			t.Fatalf("rows %v, want %v", p.Values, want)
+		}
+	}
+	for _, tc := range []struct{ a, b, want float64 }{{-12, -11, 40}, {-10, -8, 220}, {-1, 0, 280}, {-4, 0, 130}} {
+		if got, ok := p.Mean(tc.a, tc.b); !ok || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("Mean(%v, %v) = %v, %v; want %v", tc.a, tc.b, got, ok, tc.want)
+		}
+	}
+	if _, ok := p.Mean(-13, 0); ok {
+		t.Error("the past reached back past its three cycles")
 	}
 }
 

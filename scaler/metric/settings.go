@@ -83,7 +83,7 @@ var KEDAKeys = []string{"scalerAddress", "enableTLS", "unsafeSsl", "caCert", "tl
 // artt-scaler's adapter reads them (package scaler), the lab has no use
 // for them.
 var MeasurementKeys = []string{"workload", "prometheusAddress", "queryTimeout",
-	"cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "podCPURequestQuery"}
+	"cpuUsageQuery", "cpuRequestQuery", "requestRateQuery", "arrivalRateQuery", "podCPURequestQuery", "calendarQuery"}
 
 // ParseSettings reads the settings from a trigger's metadata, as
 // artt-scaler would: a key that is neither a setting, nor a measurement
