@@ -11,14 +11,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/artt-dev/artt/internal/doccmd"
 )
 
 // notHere are the commands that need what a test cannot have, by prefix,
 // with the reason.
 var notHere = []struct{ prefix, why string }{
-	{"kubectl ", "needs a cluster (the manifests are built and checked by deploy's and charts/charttest's tests)"},
+	{"kubectl ", "needs a cluster: docs/install.md's run on a kube-apiserver of their own in test/e2e (TestInstallCommandsRunOnAKubeAPIServer), and the manifests are built and checked by deploy's and charts/charttest's tests"},
 	{"helm install ", "needs a cluster (charts/charttest installs the chart on envtest with Helm's SDK)"},
-	{"hack/node-probe-scrape-config.sh", "reads a cluster's nodes with kubectl"},
+	{"hack/node-probe-scrape-config.sh", "reads a cluster's nodes with kubectl: test/e2e's TestInstallCommandsRunOnAKubeAPIServer runs it"},
 	{"docker ", "needs a container engine"},
 	{"skopeo ", "needs a registry"},
 	{"make test", "is the test command itself"},
@@ -33,10 +35,8 @@ var notHere = []struct{ prefix, why string }{
 	{"go run ./cmd/artt-lab run artt-hpa-nasdaq ", "needs the NASDAQ trace, which is not shipped"},
 }
 
-var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
-
 // commands are the commands of every sh block in the README and docs/,
-// continuation lines joined and comments dropped, keyed by where they stand.
+// keyed by the file they stand in.
 func commands(t *testing.T) map[string][]string {
 	t.Helper()
 	files, err := filepath.Glob("*.md")
@@ -49,17 +49,7 @@ func commands(t *testing.T) map[string][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range shBlock.FindAllStringSubmatch(string(text), -1) {
-			block := strings.ReplaceAll(m[1], "\\\n", " ")
-			for _, line := range strings.Split(block, "\n") {
-				if i := strings.Index(line, " #"); i >= 0 {
-					line = line[:i]
-				}
-				if line = strings.Join(strings.Fields(line), " "); line != "" {
-					out[f] = append(out[f], line)
-				}
-			}
-		}
+		out[f] = doccmd.Commands(string(text))
 	}
 	return out
 }

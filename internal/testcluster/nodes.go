@@ -33,7 +33,7 @@ func StartKwok(ctx context.Context, dir, assets, kubeconfig string) (func(), err
 // artt-scheduler profile, ARTTPlacement on); without, kube-scheduler's
 // default profile.
 func StartScheduler(ctx context.Context, dir, kubeconfig string, larp bool) (func(), error) {
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return func() {}, err
 	}

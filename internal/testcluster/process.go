@@ -61,7 +61,7 @@ func RunKeepingLogs(m interface{ Run() int }, dir string) int {
 // Build builds one of ARTT's commands (cmd/<command>) from this checkout
 // into dir and returns the binary's path.
 func Build(dir, command string) (string, error) {
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}

@@ -10,11 +10,11 @@ import (
 
 var mainModule = regexp.MustCompile(`(?m)^module github\.com/artt-dev/artt\s*$`)
 
-// repoRoot is the checkout the test runs in: the nearest directory at or
+// RepoRoot is the checkout the test runs in: the nearest directory at or
 // above the working directory (go test runs each package in its own) whose
 // go.mod declares ARTT's main module. It reads the disk rather than the
 // source's path, which -trimpath builds do not keep.
-func repoRoot() (string, error) {
+func RepoRoot() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
