@@ -143,7 +143,7 @@ FUZZ_TARGETS := threshold:FuzzReplay:10000x traffic/flow:FuzzMinCostFlow:200000x
 	traffic/istio:FuzzRoundToPercent:200000x traffic/allocate:FuzzAllocate:20000x traffic/allocate:FuzzAllocateOverCycles:4000x \
 	scaler:FuzzParseMetadata:20000x scaler:FuzzEvaluate:20000x scaler:FuzzPrometheusResponse:30000x \
 	scaler/querycheck:FuzzRenderedQueriesParse:20000x traffic/allocate:FuzzResume:10000x \
-	loadtest/scenario:FuzzParse:200000x loadtest:FuzzCheck:10000x placement/larp:FuzzGreedy:200000x
+	loadtest/scenario:FuzzParse:200000x loadtest:FuzzCheck:10000x placement/larp:FuzzGreedy:200000x threshold:FuzzCalendar:20000x
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest#*:}; \
 		if [ -n "$(FUZZ_TIME)" ]; then budget=$(FUZZ_TIME); fi; echo "fuzz $$fn in ./$$pkg for $$budget"; \

@@ -92,3 +92,32 @@ func TestCalendarValidateNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCalendar: any history and settings Validate accepts give a forecast
+// whose peak and headroom are finite, or none, and never a panic.
+func FuzzCalendar(f *testing.F) {
+	f.Add(4, 2, 1, []byte{10, 10, 40, 10, 10, 10, 40, 10, 10, 10}, 12.0)
+	f.Add(2, 7, 1, []byte{0, 255, 0}, 0.5)
+	f.Fuzz(func(t *testing.T, period, periods, lead int, raw []byte, y float64) {
+		c := Calendar{Period: period, Periods: periods, Lead: lead, Quantile: 0.975, WarmUp: 5}
+		if c.Validate() != nil || period > 1000 || periods > 50 {
+			return
+		}
+		history := make([]float64, len(raw))
+		for i, b := range raw {
+			history[i] = float64(b)
+			if b == 255 {
+				history[i] = math.NaN()
+			}
+		}
+		f, ok := c.Forecast(history, y)
+		if ok && (!isFinite(f.Peak) || !isFinite(f.Headroom) || f.Headroom < 0 || f.Periods < 1) {
+			t.Fatalf("Forecast(%v, %v) = %+v", history, y, f)
+		}
+		if ok {
+			if r := DefaultConfig().CalendarThreshold(Result{}, y, f); !(r.Threshold >= CalendarFloor && r.Threshold <= DefaultConfig().MaxThreshold) {
+				t.Fatalf("θ %v outside [%v, max] for %+v", r.Threshold, CalendarFloor, f)
+			}
+		}
+	})
+}
