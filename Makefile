@@ -14,6 +14,12 @@ GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 export CGO_ENABLED := 0
 export GOFLAGS := -trimpath $(GOFLAGS)
 
+# go test vets with a subset of go vet's analyzers, and the go command caches
+# vet's facts per set of analyzers: a test after `go vet` of the same
+# packages would vet every dependency a second time. Each target here vets a
+# module with go vet's full set before testing it, so its tests do not vet.
+VETTED := -vet=off
+
 .PHONY: all build check demo results e2e test-mesh test-live live images test test-modules test-chart test-unit test-keda test-scheduler test-images vet fmt-check bench bench-scaler bench-fleet fuzz soak proto clean
 
 all: build
@@ -37,7 +43,7 @@ results:
 e2e:
 	KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
 	ARTT_E2E_ASSETS="$$(hack/build-e2e-binaries.sh | tail -n 1)" \
-	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 20m ./test/e2e
+	ARTT_REQUIRE_COMPONENTS=1 sh -c '$(GO) vet ./test/e2e && $(GO) test $(VETTED) -count=1 -v -timeout 20m ./test/e2e'
 	$(MAKE) test-mesh
 	$(MAKE) test-live
 
@@ -47,7 +53,7 @@ test-mesh:
 	cd test/mesh && $(GO) vet ./... && \
 	KUBEBUILDER_ASSETS="$$(../../hack/build-test-binaries.sh | tail -n 1)" \
 	ARTT_ISTIOD="$$(../../hack/build-istiod.sh | tail -n 1)" \
-	ARTT_REQUIRE_COMPONENTS=1 $(GO) test -count=1 -v -timeout 10m ./...
+	ARTT_REQUIRE_COMPONENTS=1 $(GO) test $(VETTED) -count=1 -v -timeout 10m ./...
 
 ## live-env: the components the live loop runs, built and cached (as make e2e builds them), as environment
 LIVE_ENV = KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
@@ -60,7 +66,7 @@ LIVE_ENV = KUBEBUILDER_ASSETS="$$(hack/build-test-binaries.sh | tail -n 1)" \
 test-live:
 	cd loadtest/live && $(GO) vet ./...
 	hack/install-components.sh
-	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test -count=1 -v -timeout 20m ./...'
+	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test $(VETTED) -count=1 -v -timeout 20m ./...'
 
 ## live: the live scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
 ## out/live; about 110 minutes); needs root
@@ -77,12 +83,12 @@ images:
 
 ## test-images: build both images and check what a cluster relies on
 test-images:
-	cd deploy/images && $(GO) test -count=1 ./...
+	cd deploy/images && $(GO) vet ./... && $(GO) test $(VETTED) -count=1 ./...
 
 ## check: the fast lane, to run before each commit: vet, gofmt and the main module's tests that need no real
 ## component (no root, no apt, nothing built beyond Go modules; about a minute warm). make test is the complete one.
 check: vet fmt-check test-queries
-	ARTT_SKIP_COMPONENTS=1 KUBEBUILDER_ASSETS= ARTT_REQUIRE_COMPONENTS= $(GO) test -short -count=1 ./...
+	ARTT_SKIP_COMPONENTS=1 KUBEBUILDER_ASSETS= ARTT_REQUIRE_COMPONENTS= $(GO) test $(VETTED) -short -count=1 ./...
 
 ## test: every test of every module, none skipped: it first installs Prometheus (apt-get) and builds kube-apiserver
 ## and etcd from the Go module proxy (cached by version in ~/.cache/artt: about eight minutes the first time)
@@ -93,28 +99,28 @@ test:
 ## test-modules: what make test runs once the components are there (without them, tests that need them skip)
 test-modules: vet fmt-check test-unit test-queries test-keda test-scheduler test-images test-chart
 
-test-unit:
-	$(GO) test -count=1 ./...
+test-unit: vet
+	$(GO) test $(VETTED) -count=1 ./...
 
 ## test-queries: every query artt-scaler renders parsed by Prometheus' own parser (nested module
 ## scaler/querycheck, which keeps Prometheus' module out of the scaler's build)
 test-queries:
-	cd scaler/querycheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd scaler/querycheck && $(GO) vet ./... && $(GO) test $(VETTED) -count=1 ./...
 
 ## test-chart: charts/artt rendered with Helm's Go SDK against the kustomize manifests, and installed,
 ## upgraded and uninstalled on envtest's kube-apiserver (nested module charts/charttest)
 test-chart:
-	cd charts/charttest && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd charts/charttest && $(GO) vet ./... && $(GO) test $(VETTED) -count=1 ./...
 
 ## test-keda: artt-scaler against KEDA's own client (nested module, outside the workspace: it keeps KEDA's own
 ## versions, so it shares its build with KEDA's binaries; slow cold build)
 test-keda:
-	cd scaler/kedatest && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test -count=1 ./...
+	cd scaler/kedatest && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test $(VETTED) -count=1 ./...
 
 ## test-scheduler: artt-scheduler (its own module: kube-scheduler and ARTT's plugin) built and run against
 ## envtest's kube-apiserver
 test-scheduler:
-	cd scheduler && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd scheduler && $(GO) vet ./... && $(GO) test $(VETTED) -count=1 ./...
 
 vet:
 	$(GO) vet ./...
@@ -147,7 +153,7 @@ FUZZ_TARGETS := threshold:FuzzReplay:10000x traffic/flow:FuzzMinCostFlow:200000x
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest#*:}; \
 		if [ -n "$(FUZZ_TIME)" ]; then budget=$(FUZZ_TIME); fi; echo "fuzz $$fn in ./$$pkg for $$budget"; \
-		(cd ./$$pkg && $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $$budget .) || exit 1; done
+		(cd ./$$pkg && $(GO) test $(VETTED) -run '^$$' -fuzz "^$$fn$$" -fuzztime $$budget .) || exit 1; done
 
 ## soak: artt-scaler polled for 1,000 ScaledObjects for SOAK (30m), the heap sampled; then artt-traffic for SOAK on
 ## envtest with Prometheus, an application created and one deleted every minute, the leader changed every 5 minutes;
