@@ -12,13 +12,13 @@ func BenchmarkUpdate(b *testing.B) {
 	for _, n := range []int{40, 240, 2400} {
 		window := noisy(1, n, 100, 0.2, 10)
 		window[n/2] = 5000
-		for _, way := range []struct {
+		for _, c := range []struct {
 			mode Mode
 			norm Normalization
 		}{{ModeARTT, NormalizationLead}, {ModeARTT, NormalizationPredictive}, {ModeLARE, NormalizationLead}} {
-			b.Run(fmt.Sprintf("window=%d/mode=%s/normalization=%s", n, way.mode, way.norm), func(b *testing.B) {
+			b.Run(fmt.Sprintf("window=%d/mode=%s/normalization=%s", n, c.mode, c.norm), func(b *testing.B) {
 				cfg := DefaultConfig()
-				cfg.Mode, cfg.Normalization = way.mode, way.norm
+				cfg.Mode, cfg.Normalization = c.mode, c.norm
 				tr, err := NewTracker(cfg)
 				if err != nil {
 					b.Fatal(err)

@@ -53,11 +53,12 @@ type Result struct {
 // windows agree bit for bit.
 type Tracker struct {
 	cfg Config
-	// way turns each fitted window into the threshold: the configured
-	// mode's and normalisation's, one of ways (nil in ModeStatic).
-	way      way
-	ways     ways
-	lastCost float64
+	// normalizer turns each fitted window into the threshold: the
+	// configured mode's and normalisation's, one of normalizers (nil in
+	// ModeStatic).
+	normalizer  normalizer
+	normalizers normalizers
+	lastCost    float64
 	// costs is the history of per-request costs, against which a window's
 	// cost is relative.
 	costs stats.Welford
@@ -71,7 +72,7 @@ func NewTracker(cfg Config) (*Tracker, error) {
 	}
 	t := &Tracker{cfg: cfg, last: Result{Threshold: restingThreshold(cfg), Mode: cfg.Mode}}
 	if cfg.Mode != ModeStatic {
-		t.way = t.ways.pick(&t.cfg)
+		t.normalizer = t.normalizers.pick(&t.cfg)
 	}
 	return t, nil
 }
@@ -121,7 +122,7 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 		Inliers:        fit.Inliers,
 		Samples:        fit.Samples,
 	}
-	r = t.way.target(r, w)
+	r = t.normalizer.target(r, w)
 	t.last = r
 	return r, nil
 }

@@ -129,7 +129,7 @@ func (f *Frontier) CostAt(p99 float64) (cost float64, ok bool) {
 // is dearer than every point and one of them has a tail as short, and
 // Outside otherwise. Runs within the sweep's costs have their ratio
 // instead, and are Outside here.
-func (f *Frontier) Dominance(cost, p99 float64) Standing {
+func (f *Frontier) Dominance(cost, p99 float64) Dominance {
 	first, last := f.Points[0], f.Points[len(f.Points)-1]
 	best := math.Inf(1)
 	for _, p := range f.Points {
@@ -144,18 +144,18 @@ func (f *Frontier) Dominance(cost, p99 float64) Standing {
 	return Outside
 }
 
-// Standing is a run's place against a sweep whose costs it lies outside.
-type Standing int
+// Dominance is a run's place against a sweep whose costs it lies outside.
+type Dominance int
 
 const (
-	Outside Standing = iota
+	Outside Dominance = iota
 	Dominates
 	Dominated
 )
 
-// String is the reports' word for the standing.
-func (s Standing) String() string {
-	return [...]string{Outside: "outside the sweep's costs", Dominates: "dominates", Dominated: "dominated"}[s]
+// String is the reports' word for the dominance.
+func (d Dominance) String() string {
+	return [...]string{Outside: "outside the sweep's costs", Dominates: "dominates", Dominated: "dominated"}[d]
 }
 
 // FloorP99 is the P99 of the scenario's floor run (NaN without one).

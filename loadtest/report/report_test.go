@@ -102,7 +102,7 @@ func TestDominanceOutsideTheSweepsCosts(t *testing.T) {
 	f := NewFrontier(sweepResults())
 	for _, c := range []struct {
 		cost, p99 float64
-		want      Standing
+		want      Dominance
 		why       string
 	}{
 		{900, 90, Dominates, "cheaper than every point, shorter than the best"},
@@ -214,12 +214,12 @@ func TestSummaryGoesBetweenTheMarkers(t *testing.T) {
 	}
 }
 
-// The room against a limit, worked by hand: at 1700 replica-seconds the
+// The gap to a limit, worked by hand: at 1700 replica-seconds the
 // HPA frontier's P99 is 150 ms (halfway between hpa-70 and hpa-50); the
 // oracle's, halfway between its 60 ms at 1400 and 40 ms at 2000, is 50 ms.
-// Room 100 ms; over a floor of 30 ms the HPA's excess is 120 ms, so the
-// room is 83% of it; artt-hpa's 120 ms closes 30 of the 100 ms.
-func TestRoomAgainstTheOracleAtEqualCost(t *testing.T) {
+// Gap 100 ms; over a floor of 30 ms the HPA's excess is 120 ms, so the
+// gap is 83% of it; artt-hpa's 120 ms closes 30 of the 100 ms.
+func TestGapToTheOracleAtEqualCost(t *testing.T) {
 	results := sweepResults()
 	for _, o := range []struct {
 		run       string
@@ -229,15 +229,15 @@ func TestRoomAgainstTheOracleAtEqualCost(t *testing.T) {
 	}
 	results = append(results, &outcome.Result{Run: "floor", Floor: true, P99Ms: 30, SuccessRate: 1})
 	judgedRun := results[4]
-	room := RoomOf(judgedRun, NewFrontier(results), NewSweep(results, "oracle"), FloorP99(results))
-	if !room.OK || math.Abs(room.Ms-100) > 1e-9 || math.Abs(room.Fraction-100.0/120) > 1e-9 || math.Abs(room.Closed-0.3) > 1e-9 {
-		t.Fatalf("room %+v; want 100 ms, 83%% of the excess, 30%% closed", room)
+	gap := LimitGapOf(judgedRun, NewFrontier(results), NewSweep(results, "oracle"), FloorP99(results))
+	if !gap.OK || math.Abs(gap.Ms-100) > 1e-9 || math.Abs(gap.Fraction-100.0/120) > 1e-9 || math.Abs(gap.Closed-0.3) > 1e-9 {
+		t.Fatalf("gap %+v; want 100 ms, 83%% of the excess, 30%% closed", gap)
 	}
-	if room.AtTheLimit() {
-		t.Error("a room of 83% of the excess is not at the limit")
+	if gap.AtTheLimit() {
+		t.Error("a gap of 83% of the excess is not at the limit")
 	}
-	if cheap := RoomOf(results[5], NewFrontier(results), NewSweep(results, "oracle"), 30); cheap.OK {
-		t.Errorf("a run cheaper than both sweeps has no room: %+v", cheap)
+	if cheap := LimitGapOf(results[5], NewFrontier(results), NewSweep(results, "oracle"), 30); cheap.OK {
+		t.Errorf("a run cheaper than both sweeps has no gap: %+v", cheap)
 	}
 	var md bytes.Buffer
 	if err := Markdown(&md, "s", results); err != nil {

@@ -51,7 +51,7 @@ func Summary(w io.Writer, scenarios []string, results [][]*outcome.Result) error
 					ratio = d.String()
 				}
 				excess = ratioOrDash(f.ExcessRatio(r, floor))
-				closed, closedNow = closedText(RoomOf(r, f, oracle, floor)), closedText(RoomOf(r, f, present, floor))
+				closed, closedNow = closedText(LimitGapOf(r, f, oracle, floor)), closedText(LimitGapOf(r, f, present, floor))
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", scenarios[i], r.Run, ms(r.P99Ms), SuccessPercent(r.SuccessRate),
 				r.Timeouts+r.Errors, Percent(r.CrossNodeFraction), lost, ratio, excess, closed, closedNow)
@@ -61,9 +61,9 @@ func Summary(w io.Writer, scenarios []string, results [][]*outcome.Result) error
 	return err
 }
 
-// closedText is a room's share closed, or "at the limit" where the room is
+// closedText is a gap's share closed, or "at the limit" where the gap is
 // under a tenth of the HPA frontier's excess (a share of it is noise).
-func closedText(r Room) string {
+func closedText(r LimitGap) string {
 	if r.AtTheLimit() {
 		return "at the limit"
 	}

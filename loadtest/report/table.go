@@ -94,7 +94,7 @@ func Markdown(w io.Writer, title string, results []*outcome.Result) error {
 			Percent(r.CrossNode), ms(r.NetworkMs))
 	}
 	equalCost(&b, results)
-	roomTables(&b, results)
+	limitGapTables(&b, results)
 	timeToCapacity(&b, results)
 	afterEvents(&b, results)
 	_, err := io.WriteString(w, b.String())

@@ -9,55 +9,56 @@ import (
 	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
-// Room is how much a scaler could still win at one cost: the HPA
-// frontier's P99 there against a clairvoyant limit's frontier at the same
-// replica-seconds, and how much of that gap a run closed.
-type Room struct {
+// LimitGap is the gap to the limit at one cost, how much a scaler could
+// still win there (the reports call it the room): the HPA frontier's P99
+// against a clairvoyant limit's frontier at the same replica-seconds, and
+// how much of that gap a run closed.
+type LimitGap struct {
 	HPAP99, LimitP99 float64
-	// Ms is HPAP99 − LimitP99; Fraction the room over the HPA frontier's
+	// Ms is HPAP99 − LimitP99; Fraction the gap over the HPA frontier's
 	// excess over the floor (NaN without a floor).
 	Ms, Fraction float64
-	// Closed is the run's share of the room: (HPA frontier P99 − run P99)
-	// ÷ room; 1 is the limit's tail, 0 the HPA's, below 0 worse than it.
+	// Closed is the run's share of the gap: (HPA frontier P99 − run P99)
+	// ÷ gap; 1 is the limit's tail, 0 the HPA's, below 0 worse than it.
 	Closed float64
 	// OK is false where either frontier does not span the run's cost.
 	OK bool
 }
 
-// atTheLimit is the room, as a fraction of the HPA frontier's excess,
+// atTheLimit is the gap, as a fraction of the HPA frontier's excess,
 // under which no scaler has anything left to win.
 const atTheLimit = 0.1
 
-// RoomOf measures run r's room against limit, with hpa the HPA's
+// LimitGapOf measures run r's gap to limit, with hpa the HPA's
 // frontier and floor the floor's P99.
-func RoomOf(r *outcome.Result, hpa, limit *Frontier, floor float64) Room {
-	room := Room{HPAP99: math.NaN(), LimitP99: math.NaN(), Ms: math.NaN(), Fraction: math.NaN(), Closed: math.NaN()}
+func LimitGapOf(r *outcome.Result, hpa, limit *Frontier, floor float64) LimitGap {
+	gap := LimitGap{HPAP99: math.NaN(), LimitP99: math.NaN(), Ms: math.NaN(), Fraction: math.NaN(), Closed: math.NaN()}
 	if hpa == nil || limit == nil {
-		return room
+		return gap
 	}
 	hp, okH := hpa.At(r.ReplicaSeconds, P99)
 	lp, okL := limit.At(r.ReplicaSeconds, P99)
 	if !okH || !okL {
-		return room
+		return gap
 	}
-	room.HPAP99, room.LimitP99, room.Ms, room.OK = hp, lp, hp-lp, true
+	gap.HPAP99, gap.LimitP99, gap.Ms, gap.OK = hp, lp, hp-lp, true
 	if !math.IsNaN(floor) && hp > floor {
-		room.Fraction = room.Ms / (hp - floor)
+		gap.Fraction = gap.Ms / (hp - floor)
 	}
-	if room.Ms > 0 {
-		room.Closed = (hp - r.P99Ms) / room.Ms
+	if gap.Ms > 0 {
+		gap.Closed = (hp - r.P99Ms) / gap.Ms
 	}
-	return room
+	return gap
 }
 
-// AtTheLimit reports whether the room is under a tenth of the HPA
+// AtTheLimit reports whether the gap is under a tenth of the HPA
 // frontier's excess.
-func (r Room) AtTheLimit() bool { return r.OK && r.Fraction < atTheLimit }
+func (r LimitGap) AtTheLimit() bool { return r.OK && r.Fraction < atTheLimit }
 
-// roomTables writes, for scenarios with the HPA sweep and the oracles',
-// each judged run's room against every limit and its share closed, then
+// limitGapTables writes, for scenarios with the HPA sweep and the oracles',
+// each judged run's gap to every limit and its share closed, then
 // its failures against every frontier's at its cost.
-func roomTables(b *strings.Builder, results []*outcome.Result) {
+func limitGapTables(b *strings.Builder, results []*outcome.Result) {
 	hpa := NewFrontier(results)
 	if hpa == nil {
 		return
@@ -83,11 +84,11 @@ func roomTables(b *strings.Builder, results []*outcome.Result) {
 		if !judged(r) {
 			continue
 		}
-		first := RoomOf(r, hpa, limits[0], floor)
+		first := LimitGapOf(r, hpa, limits[0], floor)
 		fmt.Fprintf(b, "| %s | %.0f | %s | %s |", r.Run, r.ReplicaSeconds, ms(r.P99Ms), ms(first.HPAP99))
 		for _, l := range limits {
-			room := RoomOf(r, hpa, l, floor)
-			fmt.Fprintf(b, " %s | %s | %s |", ms(room.LimitP99), roomText(room), closedText(room))
+			gap := LimitGapOf(r, hpa, l, floor)
+			fmt.Fprintf(b, " %s | %s | %s |", ms(gap.LimitP99), gapText(gap), closedText(gap))
 		}
 		b.WriteString("\n")
 		if first.AtTheLimit() {
@@ -100,7 +101,7 @@ func roomTables(b *strings.Builder, results []*outcome.Result) {
 	failuresTable(b, results, hpa, limits, names)
 }
 
-func roomText(r Room) string {
+func gapText(r LimitGap) string {
 	if !r.OK {
 		return "outside"
 	}

@@ -1,17 +1,17 @@
 package threshold
 
-// way is how a Tracker turns one fitted window into a threshold: it
-// returns r with its normalised signals, their weights and the threshold
-// filled in (by value: a pointer through the interface would put every
-// result on the heap). Each
-// normalisation is one way, in a file of its own; the Tracker keeps what
-// every way reads (the fit, the per-request cost against its history) and
-// each way keeps only its own state.
-type way interface {
+// normalizer is how a Tracker turns one fitted window into a threshold:
+// it returns r with its normalised signals, their weights and the
+// threshold filled in (by value: a pointer through the interface would put
+// every result on the heap). Each normalisation is one normalizer, in a
+// file of its own; the Tracker keeps what every normalizer reads (the fit,
+// the per-request cost against its history) and each normalizer keeps only
+// its own state.
+type normalizer interface {
 	target(r Result, w fitted) Result
 }
 
-// fitted is one window as the ways read it.
+// fitted is one window as the normalizers read it.
 type fitted struct {
 	// samples is the window, oldest first (NaN where missing).
 	samples []float64
@@ -24,18 +24,20 @@ type fitted struct {
 	cost, costRel float64
 }
 
-// ways holds every way's state inside the Tracker, which points its way at
-// the one in use: a way allocated on its own is one allocation more per
-// poll (artt-scaler replays a fresh Tracker for each).
-type ways struct {
+// normalizers holds every normalizer's state inside the Tracker, which
+// points its normalizer at the one in use: a normalizer allocated on its
+// own is one allocation more per poll (artt-scaler replays a fresh Tracker
+// for each).
+type normalizers struct {
 	welford    welford
 	relative   relative
 	lead       lead
 	predictive predictive
 }
 
-// pick sets up and returns the way cfg selects (cfg valid, not ModeStatic).
-func (w *ways) pick(cfg *Config) way {
+// pick sets up and returns the normalizer cfg selects (cfg valid, not
+// ModeStatic).
+func (w *normalizers) pick(cfg *Config) normalizer {
 	switch {
 	case cfg.Mode == ModeLARE:
 		w.welford = newWelford(cfg, false)
