@@ -7,7 +7,6 @@ import (
 
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/artt-dev/artt/internal/problem"
 	"github.com/artt-dev/artt/scaler/metric"
@@ -21,20 +20,32 @@ type CheckOptions struct {
 	Now               time.Time
 }
 
+// ScaledObject is what a check reads of a KEDA ScaledObject (package
+// scaledobject reads it from the API).
+type ScaledObject struct {
+	Namespace, Name string
+	Triggers        []Trigger
+}
+
+// Trigger is one of a ScaledObject's triggers: its type, and its metadata
+// as the API holds it (a value that is not a string is a problem).
+type Trigger struct {
+	Type     string
+	Metadata map[string]any
+}
+
 // CheckScaledObject checks each external trigger of a ScaledObject as
 // artt-scaler would answer KEDA for it: its metadata, each of its queries
 // (one series each, now), and one evaluation. It returns the problems, and
 // a line for each trigger that evaluates.
-func CheckScaledObject(ctx context.Context, so *unstructured.Unstructured, o CheckOptions) (problems []problem.Problem, evaluated []string) {
-	triggers, _, _ := unstructured.NestedSlice(so.Object, "spec", "triggers")
+func CheckScaledObject(ctx context.Context, so ScaledObject, o CheckOptions) (problems []problem.Problem, evaluated []string) {
 	external := false
-	for i, t := range triggers {
-		trigger, _ := t.(map[string]any)
-		if kind := trigger["type"]; kind != "external" && kind != "external-push" {
+	for i, trigger := range so.Triggers {
+		if trigger.Type != "external" && trigger.Type != "external-push" {
 			continue
 		}
 		external = true
-		object := fmt.Sprintf("scaledobject %s/%s trigger %d", so.GetNamespace(), so.GetName(), i)
+		object := fmt.Sprintf("scaledobject %s/%s trigger %d", so.Namespace, so.Name, i)
 		spec, refused := checkMetadata(object, so, trigger, o)
 		if len(refused) == 0 {
 			refused = checkQueries(ctx, object, spec, o)
@@ -50,7 +61,7 @@ func CheckScaledObject(ctx context.Context, so *unstructured.Unstructured, o Che
 		evaluated = append(evaluated, object+": "+line)
 	}
 	if !external {
-		problems = append(problems, problem.Problem{Object: fmt.Sprintf("scaledobject %s/%s", so.GetNamespace(), so.GetName()),
+		problems = append(problems, problem.Problem{Object: fmt.Sprintf("scaledobject %s/%s", so.Namespace, so.Name),
 			Wrong: "it has no external or external-push trigger, so KEDA never calls artt-scaler for it", Remedy: "add a trigger of type external with scalerAddress set to artt-scaler's service (deploy/examples/scaledobject.yaml)", Blocking: true})
 	}
 	return problems, evaluated
@@ -58,18 +69,17 @@ func CheckScaledObject(ctx context.Context, so *unstructured.Unstructured, o Che
 
 // checkMetadata parses a trigger's metadata as artt-scaler does, one
 // problem per key it refuses.
-func checkMetadata(object string, so *unstructured.Unstructured, trigger map[string]any, o CheckOptions) (Spec, []problem.Problem) {
-	raw, _ := trigger["metadata"].(map[string]any)
-	md := make(map[string]string, len(raw))
+func checkMetadata(object string, so ScaledObject, trigger Trigger, o CheckOptions) (Spec, []problem.Problem) {
+	md := make(map[string]string, len(trigger.Metadata))
 	var problems []problem.Problem
-	for k, v := range raw {
+	for k, v := range trigger.Metadata {
 		s, ok := v.(string)
 		if !ok {
 			problems = append(problems, problem.Problem{Object: object, Wrong: fmt.Sprintf("metadata %s = %v is not a string", k, v), Remedy: "quote it", Blocking: true})
 		}
 		md[k] = s
 	}
-	spec, err := ParseMetadata(so.GetNamespace(), so.GetName(), md, o.DefaultPrometheus)
+	spec, err := ParseMetadata(so.Namespace, so.Name, md, o.DefaultPrometheus)
 	if err == nil {
 		err = o.Tenancy.admit(md, spec, o.DefaultPrometheus)
 	}

@@ -53,7 +53,13 @@ type Options struct {
 	Telemetry *Telemetry
 	// ScaledObjects, when set, admits only calls for a ScaledObject that
 	// exists and sends its external trigger to the call's scalerAddress.
-	ScaledObjects *ScaledObjects
+	ScaledObjects Admitter
+}
+
+// Admitter admits a call for a ScaledObject, or says why not with a gRPC
+// status; package scaledobject's cached watch is the one artt-scaler runs.
+type Admitter interface {
+	Admit(namespace, name string, metadata map[string]string) error
 }
 
 // Server implements KEDA's ExternalScaler gRPC service.

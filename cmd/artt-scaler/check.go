@@ -15,6 +15,7 @@ import (
 
 	"github.com/artt-dev/artt/internal/problem"
 	"github.com/artt-dev/artt/scaler"
+	"github.com/artt-dev/artt/scaler/scaledobject"
 )
 
 // checkFlags are artt-scaler check's: which ScaledObject, and the settings
@@ -83,7 +84,7 @@ func runCheck(ctx context.Context, args []string, out, errOut io.Writer) int {
 	}
 	// A list by name, not a get: the chart's role for --check-scaledobjects
 	// grants list and watch only.
-	list, err := client.Resource(scaler.ScaledObjectGVR).Namespace(f.namespace).List(ctx,
+	list, err := client.Resource(scaledobject.GVR).Namespace(f.namespace).List(ctx,
 		metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", f.name).String()})
 	if err == nil && len(list.Items) == 0 {
 		err = errors.New("not found")
@@ -95,7 +96,7 @@ func runCheck(ctx context.Context, args []string, out, errOut io.Writer) int {
 	so := &list.Items[0]
 	source := scaler.NewPrometheusSource(nil)
 	defer source.CloseIdleConnections()
-	problems, evaluated := scaler.CheckScaledObject(ctx, so, scaler.CheckOptions{
+	problems, evaluated := scaler.CheckScaledObject(ctx, scaledobject.Read(so), scaler.CheckOptions{
 		Source: source, DefaultPrometheus: f.prometheus, Now: time.Now(),
 		Tenancy: scaler.Tenancy{AllowedPrometheus: f.allowedPrometheus, AllowQueryOverrides: f.allowQueryOverrides},
 	})

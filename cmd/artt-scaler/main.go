@@ -35,6 +35,7 @@ import (
 	"github.com/artt-dev/artt/internal/version"
 	pb "github.com/artt-dev/artt/proto/externalscaler"
 	"github.com/artt-dev/artt/scaler"
+	"github.com/artt-dev/artt/scaler/scaledobject"
 )
 
 type flags struct {
@@ -312,7 +313,7 @@ func shutdown(grace time.Duration, gs *grpc.Server, hs *health.Server, hsrv *htt
 
 // watchScaledObjects starts the cached watch of ScaledObjects when
 // --check-scaledobjects is set (nil otherwise).
-func watchScaledObjects(ctx context.Context, f flags) (*scaler.ScaledObjects, error) {
+func watchScaledObjects(ctx context.Context, f flags) (scaler.Admitter, error) {
 	if !f.checkScaledObjects {
 		return nil, nil
 	}
@@ -324,5 +325,9 @@ func watchScaledObjects(ctx context.Context, f flags) (*scaler.ScaledObjects, er
 	if err != nil {
 		return nil, fmt.Errorf("--check-scaledobjects: %w", err)
 	}
-	return scaler.WatchScaledObjects(ctx, client, time.Minute)
+	lister, err := scaledobject.Watch(ctx, client, time.Minute)
+	if err != nil {
+		return nil, err // not a nil *Lister in a non-nil Admitter
+	}
+	return lister, nil
 }

@@ -1,4 +1,4 @@
-package scaler
+package scaledobject
 
 import (
 	"context"
@@ -14,24 +14,25 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// ScaledObjectGVR is KEDA's ScaledObject resource.
-var ScaledObjectGVR = schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}
+// GVR is KEDA's ScaledObject resource.
+var GVR = schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}
 
-// ScaledObjects is a cached lister of KEDA's ScaledObjects across the
-// cluster. A call's ScaledObjectRef names its namespace itself; answering
-// only for a ScaledObject that exists there and sends its external trigger
-// to the same scalerAddress keeps a client that reaches the gRPC port from
-// reading another namespace's series by claiming it.
-type ScaledObjects struct {
+// Lister is a cached lister of KEDA's ScaledObjects across the cluster,
+// and artt-scaler's scaler.Admitter. A call's ScaledObjectRef names its
+// namespace itself; answering only for a ScaledObject that exists there
+// and sends its external trigger to the same scalerAddress keeps a client
+// that reaches the gRPC port from reading another namespace's series by
+// claiming it.
+type Lister struct {
 	indexer cache.Indexer
 }
 
-// WatchScaledObjects starts watching every ScaledObject until ctx ends and
-// returns once the cache has synced (or fails after timeout). Only each
-// object's triggers are kept.
-func WatchScaledObjects(ctx context.Context, client dynamic.Interface, timeout time.Duration) (*ScaledObjects, error) {
+// Watch starts watching every ScaledObject until ctx ends and returns once
+// the cache has synced (or fails after timeout). Only each object's
+// triggers are kept.
+func Watch(ctx context.Context, client dynamic.Interface, timeout time.Duration) (*Lister, error) {
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(client, 0)
-	informer := factory.ForResource(ScaledObjectGVR).Informer()
+	informer := factory.ForResource(GVR).Informer()
 	if err := informer.SetTransform(keepTriggers); err != nil {
 		return nil, err
 	}
@@ -39,9 +40,9 @@ func WatchScaledObjects(ctx context.Context, client dynamic.Interface, timeout t
 	syncCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), informer.HasSynced) {
-		return nil, fmt.Errorf("listing %s did not complete within %s: may artt-scaler's ServiceAccount list and watch them?", ScaledObjectGVR.GroupResource(), timeout)
+		return nil, fmt.Errorf("listing %s did not complete within %s: may artt-scaler's ServiceAccount list and watch them?", GVR.GroupResource(), timeout)
 	}
-	return &ScaledObjects{indexer: informer.GetIndexer()}, nil
+	return &Lister{indexer: informer.GetIndexer()}, nil
 }
 
 // keepTriggers drops all of a ScaledObject but its name and its triggers,
@@ -66,7 +67,7 @@ func keepTriggers(obj any) (any, error) {
 // Admit returns nil when namespace/name is a ScaledObject with an external
 // trigger whose scalerAddress is the call's, and a PermissionDenied status
 // naming what is missing otherwise.
-func (s *ScaledObjects) Admit(namespace, name string, metadata map[string]string) error {
+func (s *Lister) Admit(namespace, name string, metadata map[string]string) error {
 	obj, exists, err := s.indexer.GetByKey(namespace + "/" + name)
 	if err != nil {
 		return status.Errorf(codes.Unavailable, "ScaledObject %s/%s: %v", namespace, name, err)
