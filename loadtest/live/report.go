@@ -332,7 +332,8 @@ func WriteSummary(path, scenario, heading string, cs []Comparison) error {
 	return os.WriteFile(path, []byte(out), 0o644)
 }
 
-// Ranking is the runs' labels from the lowest P99 to the highest.
+// Ranking is the runs' labels from the lowest P99 to the highest, each
+// once: the repeats of a run share one lab prediction.
 func Ranking(cs []Comparison, pick func(Comparison) *outcome.Result) []string {
 	sorted := slices.Clone(cs)
 	slices.SortStableFunc(sorted, func(a, b Comparison) int {
@@ -347,7 +348,9 @@ func Ranking(cs []Comparison, pick func(Comparison) *outcome.Result) []string {
 	})
 	var out []string
 	for _, c := range sorted {
-		out = append(out, pick(c).Run)
+		if run := pick(c).Run; !slices.Contains(out, run) {
+			out = append(out, run)
+		}
 	}
 	return out
 }

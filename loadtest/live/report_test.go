@@ -1,6 +1,7 @@
 package live
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -25,5 +26,25 @@ func TestLabSpreadOverSeeds(t *testing.T) {
 	table := ComparisonMarkdown([]Comparison{c})
 	if !strings.Contains(table, "P99 ms, lab, 3 seeds") || !strings.Contains(table, "| 700–1100 |") || !strings.Contains(table, "| 10–30 |") {
 		t.Errorf("the comparison does not show the lab's spread over its seeds:\n%s", table)
+	}
+}
+
+// Repeats of a run share one lab prediction: the lab's ranking names each
+// run once, the live one each repeat.
+func TestRankingNamesEachLabRunOnce(t *testing.T) {
+	lr, artt := &outcome.Result{Run: "least-request", P99Ms: 100}, &outcome.Result{Run: "artt", P99Ms: 80}
+	var cs []Comparison
+	for i, p99 := range []float64{90, 120, 95, 70} {
+		lab := lr
+		if i%2 == 1 {
+			lab = artt
+		}
+		cs = append(cs, Comparison{Live: &outcome.Result{Run: fmt.Sprintf("%s #%d", lab.Run, i/2+1), P99Ms: p99}, Lab: lab})
+	}
+	if got := strings.Join(Ranking(cs, func(c Comparison) *outcome.Result { return c.Lab }), " < "); got != "artt < least-request" {
+		t.Errorf("lab ranking %q, want each run once", got)
+	}
+	if got := strings.Join(Ranking(cs, func(c Comparison) *outcome.Result { return c.Live }), " < "); got != "artt #2 < least-request #1 < least-request #2 < artt #1" {
+		t.Errorf("live ranking %q", got)
 	}
 }
