@@ -76,12 +76,9 @@ func (s *Lister) Admit(namespace, name string, metadata map[string]string) error
 		return status.Errorf(codes.PermissionDenied, "no ScaledObject %s/%s in the cluster: artt-scaler answers only for ScaledObjects that exist", namespace, name)
 	}
 	address := metadata["scalerAddress"]
-	triggers, _, _ := unstructured.NestedSlice(obj.(*unstructured.Unstructured).Object, "spec", "triggers")
-	for _, t := range triggers {
-		trigger, _ := t.(map[string]any)
-		kind, _, _ := unstructured.NestedString(trigger, "type")
-		addr, _, _ := unstructured.NestedString(trigger, "metadata", "scalerAddress")
-		if (kind == "external" || kind == "external-push") && addr == address {
+	for _, t := range Read(obj.(*unstructured.Unstructured)).Triggers {
+		addr, _ := t.Metadata["scalerAddress"].(string)
+		if (t.Type == "external" || t.Type == "external-push") && addr == address {
 			return nil
 		}
 	}
