@@ -55,6 +55,8 @@ if wants kwok; then
   ln -sfn "$KWOK/kwok-stages.yaml" "$OUT/kwok-stages.yaml"
 fi
 
+# kube-controller-manager and kubectl, from the same throwaway module as
+# kube-apiserver's (hack/lib-k8s.sh).
 if wants kubernetes && ! have kube-controller-manager kubectl; then
   k8s_module "$work/k8s" "$K8S_VERSION" k8s.io/kubernetes/cmd/kube-controller-manager/app k8s.io/kubectl/pkg/cmd
   (
@@ -65,6 +67,10 @@ if wants kubernetes && ! have kube-controller-manager kubectl; then
   )
 fi
 
+# KEDA: its go.mod has replace directives, so `go install …@version` is
+# refused. A throwaway module requires it and copies its replace directives,
+# so the build list is KEDA's own: the same versions scaler/kedatest pins,
+# built with the same flags, and the build cache compiles KEDA's tree once.
 if wants keda && ! have keda-operator keda-adapter; then
   src=$(go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   mkdir -p "$work/keda"
@@ -86,6 +92,9 @@ if wants keda && ! have keda-operator keda-adapter; then
     CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$OUT/keda-adapter" github.com/kedacore/keda/v2/cmd/adapter
   )
 fi
+# KEDA's CRDs (ScaledObject among them) from the module the binaries are
+# built from, for envtest to install: a copy of a few files, so a cache
+# built before they were kept gets them without a rebuild.
 if wants keda && [ ! -s "$OUT/keda-crds/keda.sh_scaledobjects.yaml" ]; then
   dir=$(go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   mkdir -p "$OUT/keda-crds"
