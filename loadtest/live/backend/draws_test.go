@@ -64,6 +64,8 @@ runs: [{routing: round-robin}]
 	defer cancel()
 	go func() { _ = s.Serve(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	awaitListening(t, addr)
+	awaitListening(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1)))
 	conn, err := Dialer{Static: map[string][]string{"w": {addr}}}.Dial("w")
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +98,24 @@ runs: [{routing: round-robin}]
 	err = Call(ctx, conn)
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), CallKeyKey) {
 		t.Errorf("a call without a key: %v; want InvalidArgument naming %s", err, CallKeyKey)
+	}
+}
+
+// awaitListening returns once addr accepts a connection: Serve binds in its
+// own goroutine, and a call before then fails without a retry.
+func awaitListening(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not listening after 10 s: %v", addr, err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
