@@ -3,6 +3,9 @@ package emulator
 import (
 	"math"
 	"testing"
+	"time"
+
+	"github.com/artt-dev/artt/loadtest/workload"
 )
 
 // Knative's KPA, worked by hand from its Scale: a target of 1 request per
@@ -115,5 +118,29 @@ func TestRateWindowMeans(t *testing.T) {
 	}
 	if got := windowMean(xs, 1, 3); !math.IsNaN(got) {
 		t.Errorf("a window longer than the run so far = %v, want NaN", got)
+	}
+}
+
+// The HPA keeps the replicas it began with through its scale-down window:
+// it records them as its first recommendation when it is made, a poll
+// before the load's first (Kubernetes' recordInitialRecommendation). Three
+// pods at 1% of their request are asked down to one at the first poll,
+// and go there only once the window from the HPA's making has passed.
+func TestTheHPAKeepsItsFirstReplicasThroughItsWindow(t *testing.T) {
+	sc := scrapeScenario(t)
+	sc.Duration.Duration = 400 * time.Second
+	sc.Application.Components[0].Replicas, sc.Application.Components[0].MaxReplicas = 3, 3
+	ph := DrawPhases(sc)
+	ph.FirstPoll = 15 // the HPA was made at 0 s
+	r := runWith(t, sc, workload.Constant(10), Options{Phases: &ph})
+	window := sc.Control.ScaleDownWindow.Seconds()
+	for _, p := range r.Series {
+		got := p.Replicas["backend"]
+		if p.T < window && got != 3 {
+			t.Fatalf("at %.0f s, inside the window from the HPA's making: %d pods, want the 3 it began with", p.T, got)
+		}
+		if p.T > window+sc.Control.PollingInterval.Seconds() && got != 1 {
+			t.Fatalf("at %.0f s, past the window: %d pods, want 1", p.T, got)
+		}
 	}
 }

@@ -64,7 +64,9 @@ func (e *Emulator) sample() {
 		}
 		c.demand = append(c.demand, rps)
 		c.arrivals = append(c.arrivals, arrived)
-		e.res.sampledArrivals(c, arrived)
+		if !e.scrapes.scrapes(c) {
+			e.res.sampledArrivals(c, arrived)
+		}
 		c.cpu = append(c.cpu, cpu)
 	}
 	e.res.sampled()

@@ -89,7 +89,12 @@ type Emulator struct {
 	allocated func(at float64, a traffic.Allocation)
 	// replayed, when set, are the routing tables in force instead of the
 	// run's policy's (replay.go).
-	replayed  []outcome.TableChange
+	replayed []outcome.TableChange
+	// phases place the run on the wall clock (scrapes.go); scrapes is
+	// Prometheus' view of the pods KEDA scales on artt-scaler, nil when
+	// none is.
+	phases    ScrapePhases
+	scrapes   *scrapeModel
 	eventsRun int64
 	hops      int64
 	crossHops int64
@@ -124,6 +129,9 @@ type Options struct {
 	// requests; 0 is the seed's. A live run's picks are one more draw, so
 	// the spread over draws is how far one prediction can miss one run.
 	PolicyDraw uint64
+	// Phases, when set, place the run on the wall clock in place of the
+	// seed's draw: the phases a live run had.
+	Phases *ScrapePhases
 }
 
 // New builds the emulated cluster for a scenario and run. rate is the
@@ -170,6 +178,10 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	e.entry = e.byName[sc.Application.Entry]
 	e.entry.upstream = true
 	e.res = newCollector(e)
+	e.phases = DrawPhases(sc)
+	if opts.Phases != nil {
+		e.phases = *opts.Phases
+	}
 
 	var err error
 	if opts.Replay != nil {
@@ -219,7 +231,7 @@ func (e *Emulator) Run() (*outcome.Result, error) {
 		e.q.push(event{at: e.sc.Control.TrafficCycle.Seconds(), kind: evTraffic})
 	}
 	if e.autoscaler != nil {
-		e.q.push(event{at: e.autoscaler.period(), kind: evAutoscale})
+		e.q.push(event{at: e.autoscaler.first(), kind: evAutoscale})
 	}
 	for i, ev := range e.sc.Events {
 		e.q.push(event{at: ev.At.Seconds(), kind: evInject, idx: i})
@@ -272,6 +284,8 @@ func (e *Emulator) dispatch(ev event) error {
 		e.sample()
 		e.protect()
 		e.q.push(event{at: e.now + e.sc.Control.SampleInterval.Seconds(), kind: evSample})
+	case evScrape:
+		e.scrapes.scrape(ev.rep)
 	case evTraffic:
 		e.allocate()
 		e.q.push(event{at: e.now + e.sc.Control.TrafficCycle.Seconds(), kind: evTraffic})

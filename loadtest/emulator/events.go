@@ -11,6 +11,7 @@ const (
 	evCompletion                  // a replica's next CPU completion (if version matches)
 	evResponse                    // a response reaches the caller
 	evSample                      // Prometheus-like scrape
+	evScrape                      // Prometheus scrapes one pod KEDA scales on artt-scaler
 	evTraffic                     // traffic controller cycle
 	evAutoscale                   // KEDA poll + HPA sync
 	evPodReady                    // a starting pod becomes ready

@@ -14,7 +14,9 @@ import (
 // every tick.
 type autoscaler interface {
 	tick() error
-	// period is the time between ticks, in seconds.
+	// first is the first tick's time, period the time between ticks, in
+	// seconds.
+	first() float64
 	period() float64
 }
 
@@ -47,11 +49,10 @@ type kedaHPA struct {
 	visits map[*component]float64
 }
 
-// trigger is one autoscaled component's ScaledObject trigger.
+// trigger is one autoscaled component's ScaledObject trigger: artt-
+// scaler's settings, or keda-rps's rate window in sample intervals.
 type trigger struct {
-	spec metric.Settings
-	// rateIntervals is how many sample intervals the metric's rate window
-	// averages.
+	spec          metric.Settings
 	rateIntervals int
 }
 
@@ -64,6 +65,8 @@ const kedaRPSWindow = 120.0
 func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 	a := &kedaHPA{e: e, policy: run.Autoscaling, triggers: make(map[*component]trigger), rpsPerPod: run.Target, visits: e.callsPerRequest()}
 	interval := e.sc.Control.SampleInterval.Seconds()
+	var scraped []*component
+	lookback := 0.0
 	for _, c := range e.comps {
 		if !c.spec.Autoscale {
 			continue
@@ -79,16 +82,12 @@ func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 		if err != nil {
 			return nil, fmt.Errorf("component %s: %w", c.spec.Name, err)
 		}
-		t := trigger{spec: spec, rateIntervals: 1} // irate: between the last two scrapes
-		if spec.RateFunction == "rate" {
-			t.rateIntervals = rateIntervals(spec.RateWindow.Seconds(), interval)
-		}
-		if a.policy == "hpa-cpu" {
-			// metrics-server's CPU is the rate between its last two
-			// scrapes (--metric-resolution, 15 s by default).
-			t.rateIntervals = 1
-		}
-		a.triggers[c] = t
+		a.triggers[c] = trigger{spec: spec}
+		scraped = append(scraped, c)
+		lookback = max(lookback, float64(spec.Points()-1)*spec.Step.Seconds()+spec.RateWindow.Seconds())
+	}
+	if len(scraped) > 0 {
+		e.scrapes = newScrapeModel(e, e.phases, scraped, lookback)
 	}
 	return a, nil
 }
@@ -114,6 +113,10 @@ func (a *kedaHPA) metadata(c *component) map[string]string {
 }
 
 func (a *kedaHPA) period() float64 { return a.e.sc.Control.PollingInterval.Seconds() }
+
+// first is KEDA's first poll after the load's start: its polls run from
+// the ScaledObject's creation, not from the load's.
+func (a *kedaHPA) first() float64 { return a.e.phases.FirstPoll }
 
 // tick polls every autoscaled component and applies the HPA's decision.
 func (a *kedaHPA) tick() error {
@@ -150,18 +153,11 @@ func (a *kedaHPA) tick() error {
 	return nil
 }
 
-// measurements are what the trigger's range queries return: the last
-// window + history points, each its rate window's mean, NaN where the run
-// is younger than that, and the CPU requested by the ready pods now.
+// measurements are what the trigger's range queries return, as
+// Prometheus holds the pods' scrapes (scrapes.go), and the CPU requested
+// by the ready pods now.
 func (a *kedaHPA) measurements(c *component, t trigger) metric.Measurements {
-	n := t.spec.Points()
-	m := metric.Measurements{Demand: make([]float64, n), Arrivals: make([]float64, n), CPU: make([]float64, n)}
-	for i := range n {
-		j := len(c.demand) - n + i
-		m.Demand[i] = windowMean(c.demand, j, t.rateIntervals)
-		m.Arrivals[i] = windowMean(c.arrivals, j, t.rateIntervals)
-		m.CPU[i] = windowMean(c.cpu, j, t.rateIntervals)
-	}
+	m := a.e.scrapes.measurements(c, t.spec)
 	m.CPURequest = float64(len(c.ready)) * c.spec.CPURequest
 	m.PodCPURequest = c.spec.CPURequest
 	if t.spec.UsesCalendar() {
@@ -198,9 +194,17 @@ func averageValueReplicas(usage, targetPerPod float64, current int) int {
 
 // scaleByHPA applies the HPA's rules to a recommendation: scale-up limited
 // per sync to maxScaleUp; scale-down to the highest recommendation of the
-// stabilisation window; then min/max.
+// stabilisation window, the replicas it began with among them; then
+// min/max.
 func (e *Emulator) scaleByHPA(c *component, rec int) {
 	current := len(c.pods)
+	if c.recommendations == nil {
+		// The HPA records the replicas it first finds as a recommendation
+		// (horizontal.go, recordInitialRecommendation): it was made with
+		// the ScaledObject, a poll before the load's first.
+		created := e.phases.FirstPoll - e.sc.Control.PollingInterval.Seconds()
+		c.recommendations = []recommendation{{at: created, replicas: current}}
+	}
 	c.recommendations = append(c.recommendations, recommendation{at: e.now, replicas: rec})
 	window := e.sc.Control.ScaleDownWindow.Seconds()
 	keep := c.recommendations[:0]

@@ -52,6 +52,7 @@ func newKPA(e *Emulator, concurrencyTarget float64) *kpa {
 }
 
 func (k *kpa) period() float64 { return kpaTick }
+func (k *kpa) first() float64  { return kpaTick }
 
 func (k *kpa) tick() error {
 	for _, d := range k.comps {

@@ -30,6 +30,9 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 	c.pods = append(c.pods, p)
 	on.replicas = append(on.replicas, p)
 	e.res.podCreated(p)
+	if e.scrapes != nil {
+		e.scrapes.created(p, initial)
+	}
 	if initial {
 		p.state, p.readyAt = ready, e.now
 		c.rebuildEndpoints()

@@ -57,6 +57,15 @@ func (o *oracle) period() float64 {
 	return oracleFreeTick
 }
 
+// first is the first poll behind the HPA, at KEDA's phase, so the oracle
+// acts when ARTT-HPA would; the first tick without one.
+func (o *oracle) first() float64 {
+	if o.behindHPA {
+		return o.e.phases.FirstPoll
+	}
+	return oracleFreeTick
+}
+
 func (o *oracle) tick() error {
 	e := o.e
 	startup := e.sc.Control.PodStartup.Seconds()

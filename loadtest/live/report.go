@@ -17,8 +17,10 @@ import (
 // the same file.
 type Comparison struct {
 	Live, Lab *outcome.Result
-	// LabSeeds are the lab's runs at the scenario's seed (Lab) and the
-	// next ones: the lab's own spread, against which one live run reads.
+	// Lab is the lab's run at the scenario's seed, at the live run's
+	// phases on the wall clock when KEDA scaled it (Phases). LabSeeds are
+	// its runs at that seed and the next ones, each at its seed's phases:
+	// the lab's own spread, against which one live run reads.
 	LabSeeds []*outcome.Result
 	// Replayed are the lab at the scenario's seed given the routing tables
 	// the live run had in place of its own, over draws of its policies'

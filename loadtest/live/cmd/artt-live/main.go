@@ -179,11 +179,12 @@ const labSeeds = 3
 const replayDraws = 5
 
 // replayTables runs the lab's run of that label at the scenario's seed,
-// given a live run's tables, over replayDraws draws of its own picks.
-func replayTables(plan *live.Plan, label string, tables []outcome.TableChange) ([]*outcome.Result, error) {
+// given a live run's tables (and its phases, when set), over replayDraws
+// draws of its own picks.
+func replayTables(plan *live.Plan, label string, tables []outcome.TableChange, ph *emulator.ScrapePhases) ([]*outcome.Result, error) {
 	var out []*outcome.Result
 	for draw := range uint64(replayDraws) {
-		results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, ByLabel: true, Emulator: emulator.Options{Replay: tables, PolicyDraw: draw}})
+		results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, ByLabel: true, Emulator: emulator.Options{Replay: tables, PolicyDraw: draw, Phases: ph}})
 		if err != nil {
 			return nil, fmt.Errorf("the lab given %s's live tables: %w", label, err)
 		}
@@ -193,9 +194,10 @@ func replayTables(plan *live.Plan, label string, tables []outcome.TableChange) (
 }
 
 // predict runs the lab on the same file and runs, and sets each
-// comparison's prediction: the scenario's seed, and beside it the spread
-// over labSeeds seeds; and, for the runs artt-traffic routed, the lab at
-// the seed given the tables the live run had.
+// comparison's prediction: the scenario's seed, at the live run's phases
+// on the wall clock where KEDA scaled it (live.Phases), and beside it the
+// spread over labSeeds seeds at their own; and, for the runs artt-traffic
+// routed, the lab at the seed given the tables the live run had.
 func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
 	var labels []string
 	for _, r := range plan.Runs {
@@ -213,11 +215,20 @@ func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
 	}
 	for i := range cs {
 		cs[i].Lab = cs[i].LabSeeds[0]
+		ph := live.Phases(plan, ms[i])
+		if ph != nil {
+			results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{plan.Runs[i%len(plan.Runs)].Label()}, ByLabel: true,
+				Emulator: emulator.Options{Phases: ph}})
+			if err != nil {
+				return fmt.Errorf("the lab's prediction at %s's phases: %w", plan.Runs[i%len(plan.Runs)].Label(), err)
+			}
+			cs[i].Lab = results[0]
+		}
 		if ms[i].Tables == nil {
 			continue
 		}
 		var err error
-		if cs[i].Replayed, err = replayTables(plan, plan.Runs[i%len(plan.Runs)].Label(), ms[i].Tables); err != nil {
+		if cs[i].Replayed, err = replayTables(plan, plan.Runs[i%len(plan.Runs)].Label(), ms[i].Tables, ph); err != nil {
 			return err
 		}
 	}
