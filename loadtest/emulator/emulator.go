@@ -180,6 +180,9 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	e.res = newCollector(e)
 	e.phases = DrawPhases(sc)
 	if opts.Phases != nil {
+		if err := opts.Phases.check(sc.Control.SampleInterval.Seconds(), sc.Control.PollingInterval.Seconds()); err != nil {
+			return nil, err
+		}
 		e.phases = *opts.Phases
 	}
 

@@ -3,56 +3,11 @@ package emulator
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
-	"github.com/artt-dev/artt/loadtest/scenario"
 	"github.com/artt-dev/artt/scaler/metric"
 )
-
-// ScrapePhases place a run on the wall clock as Prometheus and artt-scaler
-// see it. The lab draws them from the seed; the live harness passes the
-// ones its run had, so the lab's prediction reads the same samples.
-type ScrapePhases struct {
-	// Wall is the load's start on the wall clock, in seconds past the
-	// hour: artt-scaler ends each range at its poll truncated to its step
-	// on that clock.
-	Wall float64
-	// FirstPoll is KEDA's first poll after the load's start, in seconds:
-	// in (0, pollingInterval].
-	FirstPoll float64
-	// Idle is how long the initial pods ran before the load, in seconds:
-	// their counters stood at zero all that time.
-	Idle float64
-	// Slots are, by component, the scrape offset of each pod address on
-	// the wall clock, in seconds past a multiple of the scrape interval:
-	// a new pod takes the first free address, a gone pod's address goes
-	// to the back, as the harness's pods do.
-	Slots map[string][]float64
-}
-
-// scrapeStream selects the draws of the phases from the seed: a stream of
-// their own, so the requests and the policies draw as they did without
-// them.
-const scrapeStream = 0x5c4a9e
-
-// DrawPhases are the phases the lab runs sc at, drawn from its seed: the
-// wall clock uniform over the hour, the first poll uniform over a polling
-// interval, and each address's offset uniform over a scrape interval
-// (Prometheus' Target.offset is a hash of the target's labels). The
-// initial pods start with the load.
-func DrawPhases(sc *scenario.Scenario) ScrapePhases {
-	scrape, poll := sc.Control.SampleInterval.Seconds(), sc.Control.PollingInterval.Seconds()
-	rng := rand.New(rand.NewPCG(sc.Seed, scrapeStream))
-	ph := ScrapePhases{Wall: rng.Float64() * 3600, FirstPoll: (1 - rng.Float64()) * poll, Slots: map[string][]float64{}}
-	for _, c := range sc.Application.Components {
-		offsets := make([]float64, max(c.MaxReplicas, c.Replicas))
-		for i := range offsets {
-			offsets[i] = rng.Float64() * scrape
-		}
-		ph.Slots[c.Name] = offsets
-	}
-	return ph
-}
 
 // scrapeModel is how Prometheus and artt-scaler see the pods of the
 // components KEDA scales on artt-scaler:
@@ -114,7 +69,7 @@ func newScrapeModel(e *Emulator, phases ScrapePhases, scraped []*component, look
 		slots: map[*component]*addresses{}, pods: map[*replica]*podScrapes{}, byComp: map[*component][]*podScrapes{},
 		points: map[pointKey]pointSums{}, lookback: lookback, extra: rand.New(rand.NewPCG(e.sc.Seed, scrapeStream+1))}
 	for _, c := range scraped {
-		a := &addresses{offsets: phases.Slots[c.spec.Name]}
+		a := &addresses{offsets: slices.Clone(phases.Slots[c.spec.Name])}
 		for i := range a.offsets {
 			a.free = append(a.free, i)
 		}

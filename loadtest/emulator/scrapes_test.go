@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/artt-dev/artt/loadtest/scenario"
@@ -98,5 +99,27 @@ func TestAPollReadsThePodsOwnScrapes(t *testing.T) {
 	}
 	if got := arrivals[len(arrivals)-1]; !math.IsNaN(got) {
 		t.Errorf("arrivals at 5 s with no idle time: %v, want missing: one scrape (2 s) since the pod began", got)
+	}
+}
+
+// Phases no run has are refused, naming the field and its value.
+func TestPhasesNoRunHasAreRefused(t *testing.T) {
+	sc := scrapeScenario(t)
+	for _, tc := range []struct {
+		change func(*ScrapePhases)
+		want   string
+	}{
+		{func(p *ScrapePhases) { p.Wall = 3600 }, "wall is 3600"},
+		{func(p *ScrapePhases) { p.FirstPoll = 0 }, "firstPoll is 0"},
+		{func(p *ScrapePhases) { p.FirstPoll = 15.5 }, "firstPoll is 15.5"},
+		{func(p *ScrapePhases) { p.Idle = math.NaN() }, "idle is NaN"},
+		{func(p *ScrapePhases) { p.Slots["backend"][0] = 5 }, "slots[backend][0] is 5"},
+	} {
+		ph := DrawPhases(sc)
+		tc.change(&ph)
+		_, err := New(sc, sc.Runs[0], workload.Constant(100), Options{Phases: &ph})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want an error naming %q", err, tc.want)
+		}
 	}
 }

@@ -20,9 +20,15 @@ func Phases(p *Plan, m *Measured) *emulator.ScrapePhases {
 	}
 	ph := emulator.DrawPhases(p.Scenario)
 	ph.Wall = secondsPast(m.Started, time.Hour)
+	poll := p.Scenario.Control.PollingInterval.Duration
 	for _, e := range m.Pipeline.Evaluations {
 		if e.At.After(m.Started) {
-			ph.FirstPoll = e.At.Sub(m.Started).Seconds()
+			// A poll missed after the start still keeps KEDA's phase.
+			first := e.At.Sub(m.Started) % poll
+			if first == 0 {
+				first = poll
+			}
+			ph.FirstPoll = first.Seconds()
 			break
 		}
 	}

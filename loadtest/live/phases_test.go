@@ -45,6 +45,10 @@ func TestPhasesOfARunFromItsRecord(t *testing.T) {
 	if got[1] != drawn.Slots["backend"][1] {
 		t.Errorf("the address of a pod Prometheus never sampled: %v, want the lab's draw %v", got[1], drawn.Slots["backend"][1])
 	}
+	m.Pipeline.Evaluations = []Evaluation{{At: started.Add(29300 * time.Millisecond)}} // the first after the start missed
+	if got := Phases(p, m).FirstPoll; !near(got, 14.3) {
+		t.Errorf("first poll with one missed: %v, want KEDA's phase, 14.3", got)
+	}
 	m.Pipeline = nil
 	if Phases(p, m) != nil {
 		t.Error("phases of a run KEDA did not scale")
