@@ -134,7 +134,7 @@ fmt-check:
 ## bench: the benchmarks quoted in docs/
 bench:
 	mkdir -p out
-	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./traffic/flow ./traffic/ntam ./traffic/allocate ./loadtest/emulator > out/bench.txt
+	$(GO) test -run '^$$' -bench . -benchmem ./threshold ./scaler ./scaler/metric ./traffic/flow ./traffic/ntam ./traffic/allocate ./loadtest/emulator > out/bench.txt
 	$(GO) run ./hack/benchtable < out/bench.txt
 	@echo "(raw output: out/bench.txt)"
 

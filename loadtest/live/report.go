@@ -223,7 +223,7 @@ func ScalingMarkdown(cs []Comparison) string {
 	for _, c := range cs {
 		for i, live := range c.Live.Capacity {
 			if b.Len() == 0 {
-				b.WriteString("Autoscaled runs, after each step up (time to capacity: until the Ready pods cover the step's demand at the pods' CPU request on a node of mean speed):\n\n")
+				b.WriteString("Autoscaled runs, after each step up (time to capacity: until the Ready pods cover the step's demand at the pods' CPU request on a node of mean speed; \"lab\" is at the seed and at the live run's phases on the wall clock, its scrapes and KEDA's polls; the spread over seeds at each seed's own):\n\n")
 				seeds := seedsHeading(cs)
 				fmt.Fprintf(&b, "| run | component | step at s | to req/s | pods needed | live time to capacity s | lab | %s | live peak Ready | lab | %s | live lost | lab | %s | live replica-seconds | lab |\n", seeds, seeds, seeds)
 				b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")

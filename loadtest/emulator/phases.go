@@ -1,0 +1,74 @@
+package emulator
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/artt-dev/artt/loadtest/scenario"
+)
+
+// ScrapePhases place a run on the wall clock as Prometheus and artt-scaler
+// see it. The lab draws them from the seed; the live harness passes the
+// ones its run had, so the lab's prediction reads the same samples.
+type ScrapePhases struct {
+	// Wall is the load's start on the wall clock, in seconds past the
+	// hour: artt-scaler ends each range at its poll truncated to its step
+	// on that clock.
+	Wall float64
+	// FirstPoll is KEDA's first poll after the load's start, in seconds:
+	// in (0, pollingInterval].
+	FirstPoll float64
+	// Idle is how long the initial pods ran before the load, in seconds:
+	// their counters stood at zero all that time.
+	Idle float64
+	// Slots are, by component, the scrape offset of each pod address on
+	// the wall clock, in seconds past a multiple of the scrape interval:
+	// a new pod takes the first free address, a gone pod's address goes
+	// to the back, as the harness's pods do.
+	Slots map[string][]float64
+}
+
+// scrapeStream selects the draws of the phases from the seed: a stream of
+// their own, so the requests and the policies draw as they did without
+// them.
+const scrapeStream = 0x5c4a9e
+
+// DrawPhases are the phases the lab runs sc at, drawn from its seed: the
+// wall clock uniform over the hour, the first poll uniform over a polling
+// interval, and each address's offset uniform over a scrape interval
+// (Prometheus' Target.offset is a hash of the target's labels). The
+// initial pods start with the load.
+func DrawPhases(sc *scenario.Scenario) ScrapePhases {
+	scrape, poll := sc.Control.SampleInterval.Seconds(), sc.Control.PollingInterval.Seconds()
+	rng := rand.New(rand.NewPCG(sc.Seed, scrapeStream))
+	ph := ScrapePhases{Wall: rng.Float64() * 3600, FirstPoll: (1 - rng.Float64()) * poll, Slots: map[string][]float64{}}
+	for _, c := range sc.Application.Components {
+		offsets := make([]float64, max(c.MaxReplicas, c.Replicas))
+		for i := range offsets {
+			offsets[i] = rng.Float64() * scrape
+		}
+		ph.Slots[c.Name] = offsets
+	}
+	return ph
+}
+
+// check refuses phases that no run has, naming the field and its value.
+func (p ScrapePhases) check(scrape, poll float64) error {
+	switch {
+	case !(p.Wall >= 0 && p.Wall < 3600):
+		return fmt.Errorf("phases: wall is %v s, want within [0, 3600): seconds past the hour", p.Wall)
+	case !(p.FirstPoll > 0 && p.FirstPoll <= poll):
+		return fmt.Errorf("phases: firstPoll is %v s, want within (0, %g] (the polling interval)", p.FirstPoll, poll)
+	case !(p.Idle >= 0 && p.Idle < math.Inf(1)):
+		return fmt.Errorf("phases: idle is %v s, want a finite time at or above 0", p.Idle)
+	}
+	for name, offsets := range p.Slots {
+		for i, o := range offsets {
+			if !(o >= 0 && o < scrape) {
+				return fmt.Errorf("phases: slots[%s][%d] is %v s, want within [0, %g) (the scrape interval)", name, i, o, scrape)
+			}
+		}
+	}
+	return nil
+}
