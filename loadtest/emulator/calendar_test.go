@@ -60,8 +60,8 @@ func thresholdAt(t *testing.T, r *outcome.Result, at float64) float64 {
 // 2 pods until the rise shows.
 func TestTheLabsCalendarScalesBeforeARecurringRise(t *testing.T) {
 	leadSc, calSc := calendarScenario(t, ""), calendarScenario(t, "normalization: calendar, calendarPeriod: 10m, calendarStep: 15s")
-	lead := runWith(t, leadSc, sessions, Options{Phases: onTheGrid(leadSc)})
-	cal := runWith(t, calSc, sessions, Options{Phases: onTheGrid(calSc)})
+	lead := runWith(t, leadSc, sessions, onTheGrid(leadSc))
+	cal := runWith(t, calSc, sessions, onTheGrid(calSc))
 	for _, at := range []float64{270, 285, 300, 315, 330} {
 		if l, c := thresholdAt(t, lead, at), thresholdAt(t, cal, at); l != c {
 			t.Errorf("first period, %.0fs: calendar θ %v, lead's %v: with no history they must agree", at, c, l)

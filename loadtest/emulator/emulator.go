@@ -94,6 +94,7 @@ type Emulator struct {
 	// Prometheus' view of the pods KEDA scales on artt-scaler, nil when
 	// none is.
 	phases    ScrapePhases
+	podsIdle  float64
 	scrapes   *scrapeModel
 	eventsRun int64
 	hops      int64
@@ -132,6 +133,10 @@ type Options struct {
 	// Phases, when set, place the run on the wall clock in place of the
 	// seed's draw: the phases a live run had.
 	Phases *ScrapePhases
+	// PodsIdle is how long the initial pods ran before the load, in
+	// seconds: their counters stood at zero all that time (0: they start
+	// with it). The live harness's pods idle while it sets the run up.
+	PodsIdle float64
 }
 
 // New builds the emulated cluster for a scenario and run. rate is the
@@ -185,6 +190,10 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		}
 		e.phases = *opts.Phases
 	}
+	if !(opts.PodsIdle >= 0 && opts.PodsIdle < math.Inf(1)) {
+		return nil, fmt.Errorf("podsIdle is %v s, want a finite time at or above 0", opts.PodsIdle)
+	}
+	e.podsIdle = opts.PodsIdle
 
 	var err error
 	if opts.Replay != nil {

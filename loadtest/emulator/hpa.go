@@ -87,7 +87,7 @@ func newKEDA(e *Emulator, run scenario.Run) (*kedaHPA, error) {
 		lookback = max(lookback, float64(spec.Points()-1)*spec.Step.Seconds()+spec.RateWindow.Seconds())
 	}
 	if len(scraped) > 0 {
-		e.scrapes = newScrapeModel(e, e.phases, scraped, lookback)
+		e.scrapes = newScrapeModel(e, scraped, lookback)
 	}
 	return a, nil
 }

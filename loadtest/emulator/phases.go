@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/artt-dev/artt/loadtest/scenario"
@@ -19,9 +18,6 @@ type ScrapePhases struct {
 	// FirstPoll is KEDA's first poll after the load's start, in seconds:
 	// in (0, pollingInterval].
 	FirstPoll float64
-	// Idle is how long the initial pods ran before the load, in seconds:
-	// their counters stood at zero all that time.
-	Idle float64
 	// Slots are, by component, the scrape offset of each pod address on
 	// the wall clock, in seconds past a multiple of the scrape interval:
 	// a new pod takes the first free address, a gone pod's address goes
@@ -60,8 +56,6 @@ func (p ScrapePhases) check(scrape, poll float64) error {
 		return fmt.Errorf("phases: wall is %v s, want within [0, 3600): seconds past the hour", p.Wall)
 	case !(p.FirstPoll > 0 && p.FirstPoll <= poll):
 		return fmt.Errorf("phases: firstPoll is %v s, want within (0, %g] (the polling interval)", p.FirstPoll, poll)
-	case !(p.Idle >= 0 && p.Idle < math.Inf(1)):
-		return fmt.Errorf("phases: idle is %v s, want a finite time at or above 0", p.Idle)
 	}
 	for name, offsets := range p.Slots {
 		for i, o := range offsets {

@@ -28,8 +28,9 @@ type scrapeModel struct {
 	pods     map[*replica]*podScrapes
 	byComp   map[*component][]*podScrapes // every pod it had, for its past
 	points   map[pointKey]pointSums       // sums at points already read
-	// lookback is how far back any poll reads, in seconds.
-	lookback float64
+	// idle is how long the initial pods ran before the load, lookback how
+	// far back any poll reads, in seconds.
+	idle, lookback float64
 	// extra draws the offsets of addresses beyond the phases' own.
 	extra *rand.Rand
 }
@@ -64,12 +65,12 @@ type pointKey struct {
 // over its pods, NaN where no pod has a sample.
 type pointSums struct{ demand, arrivals, cpu float64 }
 
-func newScrapeModel(e *Emulator, phases ScrapePhases, scraped []*component, lookback float64) *scrapeModel {
-	s := &scrapeModel{e: e, interval: e.sc.Control.SampleInterval.Seconds(), phases: phases,
+func newScrapeModel(e *Emulator, scraped []*component, lookback float64) *scrapeModel {
+	s := &scrapeModel{e: e, interval: e.sc.Control.SampleInterval.Seconds(), phases: e.phases, idle: e.podsIdle,
 		slots: map[*component]*addresses{}, pods: map[*replica]*podScrapes{}, byComp: map[*component][]*podScrapes{},
 		points: map[pointKey]pointSums{}, lookback: lookback, extra: rand.New(rand.NewPCG(e.sc.Seed, scrapeStream+1))}
 	for _, c := range scraped {
-		a := &addresses{offsets: slices.Clone(phases.Slots[c.spec.Name])}
+		a := &addresses{offsets: slices.Clone(s.phases.Slots[c.spec.Name])}
 		for i := range a.offsets {
 			a.free = append(a.free, i)
 		}
@@ -101,9 +102,9 @@ func (s *scrapeModel) created(p *replica, initial bool) {
 	s.byComp[p.comp] = append(s.byComp[p.comp], ps)
 	next := s.nextScrape(a.offsets[ps.slot], p.born)
 	if initial {
-		before := math.Floor(min(s.phases.Idle, s.lookback) / s.interval)
+		before := math.Floor(min(s.idle, s.lookback) / s.interval)
 		for k := before; k >= 1; k-- {
-			if at := next - k*s.interval; at >= p.born-s.phases.Idle {
+			if at := next - k*s.interval; at >= p.born-s.idle {
 				ps.record(at, 0, math.NaN(), 0)
 			}
 		}

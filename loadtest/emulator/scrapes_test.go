@@ -9,20 +9,20 @@ import (
 	"github.com/artt-dev/artt/loadtest/workload"
 )
 
-// onTheGrid are phases that put every scrape just before a point of the
+// onTheGrid are options that put every scrape just before a point of the
 // lab's sample grid and KEDA's polls on that grid, the initial pods idle
 // one scrape interval before the load: each poll reads whole intervals
 // ending at its own instant, the timing some tests reason in.
-func onTheGrid(sc *scenario.Scenario) *ScrapePhases {
+func onTheGrid(sc *scenario.Scenario) Options {
 	ph := DrawPhases(sc)
 	dt := sc.Control.SampleInterval.Seconds()
-	ph.Wall, ph.FirstPoll, ph.Idle = 0, sc.Control.PollingInterval.Seconds(), dt
+	ph.Wall, ph.FirstPoll = 0, sc.Control.PollingInterval.Seconds()
 	for _, offsets := range ph.Slots {
 		for i := range offsets {
 			offsets[i] = dt - 1e-6
 		}
 	}
-	return &ph
+	return Options{Phases: &ph, PodsIdle: dt}
 }
 
 // scrapeScenario is one backend pod taking 100 requests per second,
@@ -58,10 +58,10 @@ runs: [{routing: least-request, autoscaling: artt}]
 // the pod's series begins with the load, and the point at 0 s is missing.
 func TestAPollReadsThePodsOwnScrapes(t *testing.T) {
 	sc := scrapeScenario(t)
-	ph := ScrapePhases{Wall: 0, FirstPoll: 15, Idle: 30, Slots: map[string][]float64{"backend": {2}}}
-	at := func(ph ScrapePhases, now float64) (arrivals, demand []float64) {
+	ph := ScrapePhases{Wall: 0, FirstPoll: 15, Slots: map[string][]float64{"backend": {2}}}
+	at := func(idle, now float64) (arrivals, demand []float64) {
 		t.Helper()
-		e, err := New(sc, sc.Runs[0], workload.Constant(100), Options{Phases: &ph})
+		e, err := New(sc, sc.Runs[0], workload.Constant(100), Options{Phases: &ph, PodsIdle: idle})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestAPollReadsThePodsOwnScrapes(t *testing.T) {
 		m := e.scrapes.measurements(c, spec)
 		return m.Arrivals, m.Demand
 	}
-	arrivals, demand := at(ph, 9.9)
+	arrivals, demand := at(30, 9.9)
 	n := len(arrivals)
 	if got := arrivals[n-1]; got < 30 || got > 50 {
 		t.Errorf("the poll at 9.9 s ends at 5 s: arrivals %.1f/s there, want about 40 (2 s of load in 5)", got)
@@ -85,15 +85,14 @@ func TestAPollReadsThePodsOwnScrapes(t *testing.T) {
 	if !math.IsNaN(demand[n-1]) {
 		t.Errorf("completions at 5 s: %v/s, want missing: the series began at 2 s", demand[n-1])
 	}
-	arrivals, demand = at(ph, 10)
+	arrivals, demand = at(30, 10)
 	if got := arrivals[len(arrivals)-1]; got < 80 || got > 120 {
 		t.Errorf("arrivals at 10 s: %.1f/s, want about 100 (the scrapes at 2 s and 7 s)", got)
 	}
 	if got := demand[len(demand)-1]; got < 80 || got > 120 {
 		t.Errorf("completions at 10 s: %.1f/s, want about 100", got)
 	}
-	ph.Idle = 0
-	arrivals, _ = at(ph, 9.9)
+	arrivals, _ = at(0, 9.9)
 	if got := arrivals[len(arrivals)-2]; !math.IsNaN(got) {
 		t.Errorf("arrivals at 0 s with no idle time: %v, want missing", got)
 	}
@@ -106,18 +105,19 @@ func TestAPollReadsThePodsOwnScrapes(t *testing.T) {
 func TestPhasesNoRunHasAreRefused(t *testing.T) {
 	sc := scrapeScenario(t)
 	for _, tc := range []struct {
-		change func(*ScrapePhases)
+		change func(*Options)
 		want   string
 	}{
-		{func(p *ScrapePhases) { p.Wall = 3600 }, "wall is 3600"},
-		{func(p *ScrapePhases) { p.FirstPoll = 0 }, "firstPoll is 0"},
-		{func(p *ScrapePhases) { p.FirstPoll = 15.5 }, "firstPoll is 15.5"},
-		{func(p *ScrapePhases) { p.Idle = math.NaN() }, "idle is NaN"},
-		{func(p *ScrapePhases) { p.Slots["backend"][0] = 5 }, "slots[backend][0] is 5"},
+		{func(o *Options) { o.Phases.Wall = 3600 }, "wall is 3600"},
+		{func(o *Options) { o.Phases.FirstPoll = 0 }, "firstPoll is 0"},
+		{func(o *Options) { o.Phases.FirstPoll = 15.5 }, "firstPoll is 15.5"},
+		{func(o *Options) { o.Phases.Slots["backend"][0] = 5 }, "slots[backend][0] is 5"},
+		{func(o *Options) { o.PodsIdle = math.NaN() }, "podsIdle is NaN"},
 	} {
 		ph := DrawPhases(sc)
-		tc.change(&ph)
-		_, err := New(sc, sc.Runs[0], workload.Constant(100), Options{Phases: &ph})
+		opts := Options{Phases: &ph}
+		tc.change(&opts)
+		_, err := New(sc, sc.Runs[0], workload.Constant(100), opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want an error naming %q", err, tc.want)
 		}

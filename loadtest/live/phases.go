@@ -9,11 +9,10 @@ import (
 
 // Phases are where an autoscaled run fell on the wall clock, for the lab's
 // prediction at the same phases (emulator.Options.Phases): the load's
-// start, KEDA's first poll after it (artt-scaler's first answer), how
-// long the initial pods ran before it, and each scaled pod address's
-// scrape offset, read from the times Prometheus stamped its samples
-// with. An address no pod used keeps the lab's draw. Nil when KEDA did
-// not scale the run.
+// start, KEDA's first poll after it (artt-scaler's first answer), and
+// each scaled pod address's scrape offset, read from the times
+// Prometheus stamped its samples with. An address no pod used keeps the
+// lab's draw. Nil when KEDA did not scale the run.
 func Phases(p *Plan, m *Measured) *emulator.ScrapePhases {
 	if m.Pipeline == nil || len(p.Scaled) == 0 {
 		return nil
@@ -32,15 +31,11 @@ func Phases(p *Plan, m *Measured) *emulator.ScrapePhases {
 			break
 		}
 	}
-	ph.Idle = math.Inf(1)
 	for _, s := range p.Scaled {
 		offsets := ph.Slots[s.Component]
 		for _, pod := range m.Pods {
 			if pod.Component != s.Component {
 				continue
-			}
-			if pod.Created.Before(m.Started) {
-				ph.Idle = min(ph.Idle, m.Started.Sub(pod.Created).Seconds())
 			}
 			samples := m.Pipeline.Arrivals[pod.Name]
 			if i := slotOf(s.Slots, pod.Index); i >= 0 && i < len(offsets) && len(samples) > 0 {
@@ -48,10 +43,25 @@ func Phases(p *Plan, m *Measured) *emulator.ScrapePhases {
 			}
 		}
 	}
-	if math.IsInf(ph.Idle, 1) {
-		ph.Idle = 0
-	}
 	return &ph
+}
+
+// PodsIdle is how long the scaled components' initial pods ran before the
+// load (emulator.Options.PodsIdle): the shortest of their idle times, 0
+// when KEDA did not scale the run.
+func PodsIdle(p *Plan, m *Measured) float64 {
+	idle := math.Inf(1)
+	for _, s := range p.Scaled {
+		for _, pod := range m.Pods {
+			if pod.Component == s.Component && pod.Created.Before(m.Started) {
+				idle = min(idle, m.Started.Sub(pod.Created).Seconds())
+			}
+		}
+	}
+	if m.Pipeline == nil || math.IsInf(idle, 1) {
+		return 0
+	}
+	return idle
 }
 
 // slotOf is the position of a pod's address among its component's.

@@ -10,7 +10,7 @@ import (
 
 // A run's phases are read from its record: the load's start past the
 // hour, artt-scaler's first answer after it, the shortest time an initial
-// pod idled, and each used address's scrape offset from the first sample
+// pod idled before it, and each used address's scrape offset from the first sample
 // Prometheus stamped; an address no pod used keeps the lab's draw.
 func TestPhasesOfARunFromItsRecord(t *testing.T) {
 	p, err := NewPlan("live-step", DefaultMaxCores)
@@ -29,14 +29,14 @@ func TestPhasesOfARunFromItsRecord(t *testing.T) {
 			Evaluations: []Evaluation{{At: started.Add(-700 * time.Millisecond)}, {At: started.Add(14300 * time.Millisecond)}},
 			Arrivals: map[string][]Sample{
 				"a": {{At: started.Add(-38600 * time.Millisecond)}, {At: started.Add(-33600 * time.Millisecond)}}, // 2.8 s past 5 s
-				"c": {{At: started.Add(96100 * time.Millisecond)}},                                                  // 2.5 s past
+				"c": {{At: started.Add(96100 * time.Millisecond)}},                                                // 2.5 s past
 			},
 		}}
 	ph := Phases(p, m)
 	drawn := emulator.DrawPhases(p.Scenario)
 	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-6 }
-	if !near(ph.Wall, 1231.4) || !near(ph.FirstPoll, 14.3) || !near(ph.Idle, 35) {
-		t.Errorf("wall %v, first poll %v, idle %v; want 1231.4, 14.3 and 35", ph.Wall, ph.FirstPoll, ph.Idle)
+	if !near(ph.Wall, 1231.4) || !near(ph.FirstPoll, 14.3) || !near(PodsIdle(p, m), 35) {
+		t.Errorf("wall %v, first poll %v, idle %v; want 1231.4, 14.3 and 35", ph.Wall, ph.FirstPoll, PodsIdle(p, m))
 	}
 	got := ph.Slots["backend"]
 	if !near(got[0], 2.8) || !near(got[2], 2.5) {
@@ -50,7 +50,7 @@ func TestPhasesOfARunFromItsRecord(t *testing.T) {
 		t.Errorf("first poll with one missed: %v, want KEDA's phase, 14.3", got)
 	}
 	m.Pipeline = nil
-	if Phases(p, m) != nil {
-		t.Error("phases of a run KEDA did not scale")
+	if Phases(p, m) != nil || PodsIdle(p, m) != 0 {
+		t.Error("phases or an idle time of a run KEDA did not scale")
 	}
 }

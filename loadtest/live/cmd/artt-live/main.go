@@ -179,56 +179,62 @@ const labSeeds = 3
 const replayDraws = 5
 
 // replayTables runs the lab's run of that label at the scenario's seed,
-// given a live run's tables (and its phases, when set), over replayDraws
-// draws of its own picks.
-func replayTables(plan *live.Plan, label string, tables []outcome.TableChange, ph *emulator.ScrapePhases) ([]*outcome.Result, error) {
+// given a live run's tables, over replayDraws draws of its own picks; opts
+// carry the live run's phases and idle time.
+func replayTables(plan *live.Plan, label string, tables []outcome.TableChange, opts emulator.Options) ([]*outcome.Result, error) {
 	var out []*outcome.Result
 	for draw := range uint64(replayDraws) {
-		results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, ByLabel: true, Emulator: emulator.Options{Replay: tables, PolicyDraw: draw, Phases: ph}})
+		opts.Replay, opts.PolicyDraw = tables, draw
+		r, err := labRun(plan, label, plan.Loaded.Scenario.Seed, opts)
 		if err != nil {
 			return nil, fmt.Errorf("the lab given %s's live tables: %w", label, err)
 		}
-		out = append(out, results[0])
+		out = append(out, r)
 	}
 	return out, nil
 }
 
+// labRun is the lab's run of that label at a seed.
+func labRun(plan *live.Plan, label string, seed uint64, opts emulator.Options) (*outcome.Result, error) {
+	results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{label}, ByLabel: true, Seed: &seed, Emulator: opts})
+	if err != nil {
+		return nil, err
+	}
+	return results[0], nil
+}
+
 // predict runs the lab on the same file and runs, and sets each
-// comparison's prediction: the scenario's seed, at the live run's phases
-// on the wall clock where KEDA scaled it (live.Phases), and beside it the
-// spread over labSeeds seeds at their own; and, for the runs artt-traffic
-// routed, the lab at the seed given the tables the live run had.
+// comparison's prediction: the run at the scenario's seed, and beside it
+// the spread over labSeeds seeds; and, for the runs artt-traffic routed,
+// the lab at the seed given the tables the live run had. Where KEDA scaled
+// the run, every one of them starts its pods idle as long as the live
+// run's did (live.PodsIdle), and the run at the seed and the tables' are
+// at the live run's phases on the wall clock (live.Phases); the seeds at
+// their own.
 func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
-	var labels []string
-	for _, r := range plan.Runs {
-		labels = append(labels, r.Label())
-	}
-	for k := range uint64(labSeeds) {
-		seed := plan.Loaded.Scenario.Seed + k
-		results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: labels, Seed: &seed})
-		if err != nil {
-			return fmt.Errorf("the lab's prediction (seed %d): %w", seed, err)
-		}
-		for i := range cs { // the runs in the plan's order, repeat after repeat
-			cs[i].LabSeeds = append(cs[i].LabSeeds, results[i%len(plan.Runs)])
-		}
-	}
 	for i := range cs {
-		cs[i].Lab = cs[i].LabSeeds[0]
-		ph := live.Phases(plan, ms[i])
-		if ph != nil {
-			results, err := loadtest.Run(plan.Loaded, loadtest.Options{Runs: []string{plan.Runs[i%len(plan.Runs)].Label()}, ByLabel: true,
-				Emulator: emulator.Options{Phases: ph}})
+		label := plan.Runs[i%len(plan.Runs)].Label()
+		setup := emulator.Options{PodsIdle: live.PodsIdle(plan, ms[i])}
+		for k := range uint64(labSeeds) {
+			r, err := labRun(plan, label, plan.Loaded.Scenario.Seed+k, setup)
 			if err != nil {
-				return fmt.Errorf("the lab's prediction at %s's phases: %w", plan.Runs[i%len(plan.Runs)].Label(), err)
+				return fmt.Errorf("the lab's prediction of %s (seed %d): %w", label, plan.Loaded.Scenario.Seed+k, err)
 			}
-			cs[i].Lab = results[0]
+			cs[i].LabSeeds = append(cs[i].LabSeeds, r)
+		}
+		cs[i].Lab = cs[i].LabSeeds[0]
+		at := setup
+		if at.Phases = live.Phases(plan, ms[i]); at.Phases != nil {
+			var err error
+			if cs[i].Lab, err = labRun(plan, label, plan.Loaded.Scenario.Seed, at); err != nil {
+				return fmt.Errorf("the lab's prediction of %s at its phases: %w", label, err)
+			}
 		}
 		if ms[i].Tables == nil {
 			continue
 		}
 		var err error
-		if cs[i].Replayed, err = replayTables(plan, plan.Runs[i%len(plan.Runs)].Label(), ms[i].Tables, ph); err != nil {
+		if cs[i].Replayed, err = replayTables(plan, label, ms[i].Tables, at); err != nil {
 			return err
 		}
 	}
