@@ -72,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&opts.policies, "policies", "", "comma-separated run names or routings to keep (default: every run)")
 	fs.StringVar(&opts.summary, "summary", "", "also write the comparison into this Markdown file, between the scenario's artt-live markers (docs/live-results.md)")
 	fs.Float64Var(&opts.maxCores, "max-cores", live.DefaultMaxCores, "the most cores the scenario's nodes may have in all")
-	fs.IntVar(&opts.repeats, "repeats", 1, "how many times to carry each run, one after another (each repeat is reported as RUN #N beside the same prediction)")
+	fs.IntVar(&opts.repeats, "repeats", 1, "how many times to carry each run, one after another (each repeat is reported as RUN #N beside the lab at the seed, at that repeat's phases on the wall clock where KEDA scales it)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
