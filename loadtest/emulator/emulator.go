@@ -183,17 +183,9 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 	e.entry = e.byName[sc.Application.Entry]
 	e.entry.upstream = true
 	e.res = newCollector(e)
-	e.phases = DrawPhases(sc)
-	if opts.Phases != nil {
-		if err := opts.Phases.check(sc.Control.SampleInterval.Seconds(), sc.Control.PollingInterval.Seconds()); err != nil {
-			return nil, err
-		}
-		e.phases = *opts.Phases
+	if err := e.placeOnTheClock(opts); err != nil {
+		return nil, err
 	}
-	if !(opts.PodsIdle >= 0 && opts.PodsIdle < math.Inf(1)) {
-		return nil, fmt.Errorf("podsIdle is %v s, want a finite time at or above 0", opts.PodsIdle)
-	}
-	e.podsIdle = opts.PodsIdle
 
 	var err error
 	if opts.Replay != nil {
@@ -222,6 +214,24 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		}
 	}
 	return e, nil
+}
+
+// placeOnTheClock sets the run's phases on the wall clock, the seed's
+// draw or the given ones, and how long its pods idled before the load.
+func (e *Emulator) placeOnTheClock(opts Options) error {
+	sc := e.sc
+	e.phases = DrawPhases(sc)
+	if opts.Phases != nil {
+		if err := opts.Phases.check(sc.Control.SampleInterval.Seconds(), sc.Control.PollingInterval.Seconds()); err != nil {
+			return err
+		}
+		e.phases = *opts.Phases
+	}
+	if !(opts.PodsIdle >= 0 && opts.PodsIdle < math.Inf(1)) {
+		return fmt.Errorf("podsIdle is %v s, want a finite time at or above 0", opts.PodsIdle)
+	}
+	e.podsIdle = opts.PodsIdle
+	return nil
 }
 
 // hop returns one network traversal's delay in seconds, with jitter drawn
