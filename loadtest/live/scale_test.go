@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/live"
 	"github.com/artt-dev/artt/loadtest/outcome"
 )
@@ -20,12 +21,13 @@ func TestLiveKEDAScalesAfterAStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab, err := loadtest.Run(plan.Loaded, loadtest.Options{})
+	ctx, h := startHarness(t, plan)
+	m, err := h.Run(ctx, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, h := startHarness(t, plan)
-	m, err := h.Run(ctx, 0, nil)
+	// The lab at the live run's phases and idle time, for the log.
+	lab, err := loadtest.Run(plan.Loaded, loadtest.Options{Emulator: emulator.Options{Phases: live.Phases(plan, m), PodsIdle: live.PodsIdle(plan, m)}})
 	if err != nil {
 		t.Fatal(err)
 	}
