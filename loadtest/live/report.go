@@ -3,12 +3,14 @@ package live
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/report"
 )
@@ -33,6 +35,11 @@ type Comparison struct {
 	// Cuts are, per scenario event, the seconds from it to the tables'
 	// cut of its node (CutTimes); nil when artt-traffic did not route.
 	Cuts []float64
+	// Phases and PodsIdle are what Lab ran at where KEDA scaled the run
+	// (nil and 0 otherwise): the report gives them, so the prediction can
+	// be run again (emulator.Options).
+	Phases   *emulator.ScrapePhases
+	PodsIdle float64
 }
 
 // labSpread is "min–max" of a value over the lab's seeds.
@@ -270,8 +277,26 @@ func TimelineMarkdown(cs []Comparison) string {
 			}
 		}
 		b.WriteString("\n\n")
+		if c.Phases != nil {
+			b.WriteString(phasesLine(c.Phases, c.PodsIdle))
+		}
 	}
 	return b.String()
+}
+
+// phasesLine says where a run fell on the wall clock, as the lab was given
+// it.
+func phasesLine(ph *emulator.ScrapePhases, idle float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The lab at this run's phases: the load's start %.3f s past the hour, KEDA's first poll %.3f s after it, the initial pods idle %.1f s before it; each address's scrape offset (s):", ph.Wall, ph.FirstPoll, idle)
+	for _, name := range slices.Sorted(maps.Keys(ph.Slots)) {
+		fmt.Fprintf(&b, " %s", name)
+		for _, o := range ph.Slots[name] {
+			fmt.Fprintf(&b, " %.3f", o)
+		}
+		b.WriteString(";")
+	}
+	return strings.TrimSuffix(b.String(), ";") + ".\n\n"
 }
 
 // TimelineDetailsMarkdown is what each stage saw, live and in the lab:

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/outcome"
 )
 
@@ -75,5 +76,11 @@ func TestTimelineFromARunsRecord(t *testing.T) {
 	c := Comparison{Live: &outcome.Result{Run: "r", Timeline: got}, Lab: &outcome.Result{Timeline: []outcome.StepTimeline{lab}}}
 	if md := TimelineMarkdown([]Comparison{c}); !strings.Contains(md, "| scrape with the new rate | 5.0 / 5.0 |") || !strings.Contains(md, "| … Ready | 21.5 / – |") {
 		t.Errorf("the report's timeline:\n%s", md)
+	}
+	// The report gives the phases the lab ran at.
+	c.Phases, c.PodsIdle = &emulator.ScrapePhases{Wall: 1231.4, FirstPoll: 14.3, Slots: map[string][]float64{"backend": {2.8, 0.5}}}, 35
+	if md := TimelineMarkdown([]Comparison{c}); !strings.Contains(md, "1231.400 s past the hour, KEDA's first poll 14.300 s after it, the initial pods idle 35.0 s") ||
+		!strings.Contains(md, "backend 2.800 0.500.") {
+		t.Errorf("the report's phases:\n%s", md)
 	}
 }

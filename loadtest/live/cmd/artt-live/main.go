@@ -229,6 +229,7 @@ func predict(plan *live.Plan, cs []live.Comparison, ms []*live.Measured) error {
 			if cs[i].Lab, err = labRun(plan, label, plan.Loaded.Scenario.Seed, at); err != nil {
 				return fmt.Errorf("the lab's prediction of %s at its phases: %w", label, err)
 			}
+			cs[i].Phases, cs[i].PodsIdle = at.Phases, at.PodsIdle
 		}
 		if ms[i].Tables == nil {
 			continue
