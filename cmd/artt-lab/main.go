@@ -10,6 +10,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/artt-dev/artt/internal/version"
 	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/emulator"
 	"github.com/artt-dev/artt/loadtest/outcome"
 	"github.com/artt-dev/artt/loadtest/report"
 )
@@ -98,6 +101,7 @@ type runOptions struct {
 	logAllocations      bool
 	summary             string
 	replayTables        string
+	phases              string
 	policyDraw          uint64
 }
 
@@ -114,6 +118,7 @@ func runFlags(w io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&opts.summary, "summary", "", "also write one table over every scenario run into this Markdown file, between its artt-lab summary markers (docs/results.md)")
 	fs.StringVar(&opts.replayTables, "replay-tables", "", "give the one run --policies names by its label these routing tables (JSON lines, as artt-live writes them to logs/live-N-tables.jsonl) in place of its policy's")
+	fs.StringVar(&opts.phases, "phases", "", "run the autoscaled runs at a live run's phases on the wall clock and its pods' idle time (JSON, as artt-live writes them to logs/live-N-phases.json) in place of the seed's draw")
 	fs.Uint64Var(&opts.policyDraw, "policy-draw", 0, "another draw of the policies' own random stream (balancers' picks, probes' jitter, placement's ties) on the same requests; 0 is the seed's")
 	fs.BoolVar(&opts.logAllocations, "log-allocations", false, "write every traffic allocation (shares, health, forecasts, routes) to allocations.log in the report directory")
 	return fs, opts
@@ -197,6 +202,13 @@ func runOne(l loadtest.Loaded, opts *runOptions, stdout, stderr io.Writer) ([]*o
 		}
 		o.Runs, o.ByLabel, o.Emulator.Replay = []string{label}, true, tables
 	}
+	if opts.phases != "" {
+		clock, err := readClock(opts.phases)
+		if err != nil {
+			return nil, err
+		}
+		o.Emulator.Phases, o.Emulator.PodsIdle = &clock.Phases, clock.PodsIdle
+	}
 	if opts.logAllocations {
 		dir := filepath.Join(opts.out, l.Scenario.Name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -252,6 +264,21 @@ func readReplay(path string, l loadtest.Loaded, selected []string) (string, []ou
 		return "", nil, fmt.Errorf("--replay-tables %s: %w", path, err)
 	}
 	return matched[0], tables, nil
+}
+
+// readClock reads --phases: one live run's place on the wall clock.
+func readClock(path string) (emulator.RunClock, error) {
+	var clock emulator.RunClock
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return clock, fmt.Errorf("--phases: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&clock); err != nil {
+		return clock, fmt.Errorf("--phases %s: %w", path, err)
+	}
+	return clock, nil
 }
 
 // writeSummary puts the cross-scenario table into a Markdown file's

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/artt-dev/artt/loadtest"
+	"github.com/artt-dev/artt/loadtest/emulator"
 )
 
 func TestCommands(t *testing.T) {
@@ -288,5 +291,63 @@ func TestRunReplaysATableLog(t *testing.T) {
 	err = run([]string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "heart", "--replay-tables", log, "live-demo"}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "rowz") {
 		t.Errorf("a misspelt field on line 2: error %v, want one naming the line and the field", err)
+	}
+}
+
+// --phases runs the autoscaled runs at a live run's place on the wall
+// clock: the report is the lab's at those phases, not at the seed's draw,
+// and a file no run could have written is refused, naming the field.
+func TestRunAtALiveRunsPhases(t *testing.T) {
+	dir := t.TempDir()
+	l, err := loadtest.Load("live-step")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := emulator.RunClock{Phases: emulator.DrawPhases(l.Scenario), PodsIdle: 35}
+	clock.Phases.Wall, clock.Phases.FirstPoll = 1231.4, 2.5
+	want, err := loadtest.Run(l, loadtest.Options{Runs: []string{"least-request+artt-hpa"}, ByLabel: true,
+		Emulator: emulator.Options{Phases: &clock.Phases, PodsIdle: clock.PodsIdle}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn, err := loadtest.Run(l, loadtest.Options{Runs: []string{"least-request+artt-hpa"}, ByLabel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(c any) string {
+		data, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "phases.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	args := func(path string) []string {
+		return []string{"run", "--quiet", "--no-plots", "--out", dir, "--policies", "least-request+artt-hpa", "--phases", path, "live-step"}
+	}
+	var out, errOut bytes.Buffer
+	if err := run(args(write(clock)), &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "live-step", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct{ Runs []struct{ P99Ms float64 } }
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].P99Ms != want[0].P99Ms || want[0].P99Ms == drawn[0].P99Ms {
+		t.Errorf("P99 at the file's phases %v, want the lab's at them, %v (at the seed's draw: %v)", rep.Runs, want[0].P99Ms, drawn[0].P99Ms)
+	}
+	clock.Phases.FirstPoll = 0
+	if err := run(args(write(clock)), &out, &errOut); err == nil || !strings.Contains(err.Error(), "firstPoll is 0") {
+		t.Errorf("a first poll at the load's start: %v, want it refused by name", err)
+	}
+	if err := run(args(write(map[string]any{"phases": clock.Phases, "idle": 3})), &out, &errOut); err == nil || !strings.Contains(err.Error(), `unknown field "idle"`) {
+		t.Errorf("an unknown field: %v, want it refused by name", err)
 	}
 }

@@ -14,15 +14,24 @@ type ScrapePhases struct {
 	// Wall is the load's start on the wall clock, in seconds past the
 	// hour: artt-scaler ends each range at its poll truncated to its step
 	// on that clock.
-	Wall float64
+	Wall float64 `json:"wall"`
 	// FirstPoll is KEDA's first poll after the load's start, in seconds:
 	// in (0, pollingInterval].
-	FirstPoll float64
+	FirstPoll float64 `json:"firstPoll"`
 	// Slots are, by component, the scrape offset of each pod address on
 	// the wall clock, in seconds past a multiple of the scrape interval:
 	// a new pod takes the first free address, a gone pod's address goes
 	// to the back, as the harness's pods do.
-	Slots map[string][]float64
+	Slots map[string][]float64 `json:"slots"`
+}
+
+// RunClock is what places one live run on the wall clock for the lab:
+// its phases and how long its initial pods idled before the load (the
+// file artt-live writes beside each autoscaled run's log, and artt-lab's
+// --phases reads).
+type RunClock struct {
+	Phases   ScrapePhases `json:"phases"`
+	PodsIdle float64      `json:"podsIdle"`
 }
 
 // scrapeStream selects the draws of the phases from the seed: a stream of

@@ -36,8 +36,8 @@ type Comparison struct {
 	// cut of its node (CutTimes); nil when artt-traffic did not route.
 	Cuts []float64
 	// Phases and PodsIdle are what Lab ran at where KEDA scaled the run
-	// (nil and 0 otherwise): the report gives them, so the prediction can
-	// be run again (emulator.Options).
+	// (nil and 0 otherwise): the report gives them, and artt-live writes
+	// them for artt-lab --phases.
 	Phases   *emulator.ScrapePhases
 	PodsIdle float64
 }

@@ -73,8 +73,10 @@ type During func(ctx context.Context, a *Active) error
 
 // Measured is a run's raw measurements.
 type Measured struct {
-	Run     scenario.Run
-	Records []loadgen.Record
+	Run scenario.Run
+	// Namespace is the run's; its logs are named after it.
+	Namespace string
+	Records   []loadgen.Record
 	// CPU is each pod's CPU seconds over the measured window, Served the
 	// requests it answered in it, Work the CPU seconds it spent on their
 	// own work, Server those its server spent beside the work; the last
@@ -316,7 +318,7 @@ func (h *Harness) measure(ctx context.Context, a *Active, during During) (*Measu
 	events, stopEvents := context.WithDeadline(ctx, a.Started.Add(sc.Duration.Duration))
 	defer stopEvents()
 	go func() { duringErr <- a.playEvents(events) }()
-	m := &Measured{Run: a.Run, Window: sc.Duration.Duration - sc.Warmup.Duration}
+	m := &Measured{Run: a.Run, Namespace: a.Namespace, Window: sc.Duration.Duration - sc.Warmup.Duration}
 	h.opts.Progress.Timed("warm-up", a.Started.Add(sc.Warmup.Duration))
 	start, err := h.countersAt(ctx, a, a.Started.Add(sc.Warmup.Duration))
 	if err != nil {

@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -152,6 +153,9 @@ func runInside(plan *live.Plan, opts *options, stdout, stderr io.Writer) error {
 	if err := predict(plan, cs, ms); err != nil {
 		return err
 	}
+	if err := writeClocks(logs, cs, ms); err != nil {
+		return err
+	}
 	for i := range cs {
 		cs[i].Live.Capacity = live.Capacity(ms[i], cs[i].Lab.Capacity)
 		cs[i].Live.Timeline = live.Timeline(ms[i], cs[i].Lab.Timeline)
@@ -192,6 +196,24 @@ func replayTables(plan *live.Plan, label string, tables []outcome.TableChange, o
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// writeClocks writes, beside each autoscaled run's logs, the phases and
+// idle time its prediction ran at: artt-lab --phases runs it again.
+func writeClocks(logs string, cs []live.Comparison, ms []*live.Measured) error {
+	for i, c := range cs {
+		if c.Phases == nil {
+			continue
+		}
+		data, err := json.MarshalIndent(emulator.RunClock{Phases: *c.Phases, PodsIdle: c.PodsIdle}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(logs, ms[i].Namespace+"-phases.json"), append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // labRun is the lab's run of that label at a seed.
