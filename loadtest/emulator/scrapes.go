@@ -23,14 +23,12 @@ import (
 type scrapeModel struct {
 	e        *Emulator
 	interval float64
-	phases   ScrapePhases
 	slots    map[*component]*addresses
 	pods     map[*replica]*podScrapes
 	byComp   map[*component][]*podScrapes // every pod it had, for its past
 	points   map[pointKey]pointSums       // sums at points already read
-	// idle is how long the initial pods ran before the load, lookback how
-	// far back any poll reads, in seconds.
-	idle, lookback float64
+	// lookback is how far back any poll reads, in seconds.
+	lookback float64
 	// extra draws the offsets of addresses beyond the phases' own.
 	extra *rand.Rand
 }
@@ -66,11 +64,11 @@ type pointKey struct {
 type pointSums struct{ demand, arrivals, cpu float64 }
 
 func newScrapeModel(e *Emulator, scraped []*component, lookback float64) *scrapeModel {
-	s := &scrapeModel{e: e, interval: e.sc.Control.SampleInterval.Seconds(), phases: e.phases, idle: e.podsIdle,
+	s := &scrapeModel{e: e, interval: e.sc.Control.SampleInterval.Seconds(),
 		slots: map[*component]*addresses{}, pods: map[*replica]*podScrapes{}, byComp: map[*component][]*podScrapes{},
 		points: map[pointKey]pointSums{}, lookback: lookback, extra: rand.New(rand.NewPCG(e.sc.Seed, scrapeStream+1))}
 	for _, c := range scraped {
-		a := &addresses{offsets: slices.Clone(s.phases.Slots[c.spec.Name])}
+		a := &addresses{offsets: slices.Clone(s.e.phases.Slots[c.spec.Name])}
 		for i := range a.offsets {
 			a.free = append(a.free, i)
 		}
@@ -81,7 +79,7 @@ func newScrapeModel(e *Emulator, scraped []*component, lookback float64) *scrape
 
 // nextScrape is the first scrape of an address at offset at or after t.
 func (s *scrapeModel) nextScrape(offset, t float64) float64 {
-	first := offset - math.Mod(s.phases.Wall, s.interval) // a scrape of it, on the lab's clock
+	first := offset - math.Mod(s.e.phases.Wall, s.interval) // a scrape of it, on the lab's clock
 	return first + math.Ceil((t-first)/s.interval)*s.interval
 }
 
@@ -102,9 +100,9 @@ func (s *scrapeModel) created(p *replica, initial bool) {
 	s.byComp[p.comp] = append(s.byComp[p.comp], ps)
 	next := s.nextScrape(a.offsets[ps.slot], p.born)
 	if initial {
-		before := math.Floor(min(s.idle, s.lookback) / s.interval)
+		before := math.Floor(min(s.e.podsIdle, s.lookback) / s.interval)
 		for k := before; k >= 1; k-- {
-			if at := next - k*s.interval; at >= p.born-s.idle {
+			if at := next - k*s.interval; at >= p.born-s.e.podsIdle {
 				ps.record(at, 0, math.NaN(), 0)
 			}
 		}
@@ -168,7 +166,7 @@ func (ps *podScrapes) record(at, arrivals, answered, cpu float64) {
 // clock.
 func (s *scrapeModel) measurements(c *component, spec metric.Settings) metric.Measurements {
 	n, step := spec.Points(), spec.Step.Seconds()
-	last := int64(math.Floor((s.phases.Wall + s.e.now) / step))
+	last := int64(math.Floor((s.e.phases.Wall + s.e.now) / step))
 	m := metric.Measurements{Demand: make([]float64, n), Arrivals: make([]float64, n), CPU: make([]float64, n)}
 	for i := range n {
 		key := pointKey{comp: c, step: step, index: last - int64(n-1-i), rate: spec.RateFunction, window: spec.RateWindow.Seconds()}
@@ -184,7 +182,7 @@ func (s *scrapeModel) at(key pointKey) pointSums {
 	if v, ok := s.points[key]; ok {
 		return v
 	}
-	t := float64(key.index)*key.step - s.phases.Wall
+	t := float64(key.index)*key.step - s.e.phases.Wall
 	sum := pointSums{demand: math.NaN(), arrivals: math.NaN(), cpu: math.NaN()}
 	for _, ps := range s.byComp[key.comp] {
 		i, j, ok := ps.pair(t, key.window, key.rate == "rate")
