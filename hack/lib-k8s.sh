@@ -1,10 +1,26 @@
 # Shared by the build scripts: how to build Kubernetes commands from the Go
 # module proxy. Source it; it defines functions only.
 
+# k8s_pins prints a require line for each module scheduler/go.mod requires
+# but ARTT's own: the versions the workspace builds with (go work sync
+# writes them there). A Kubernetes build at the same versions and flags
+# shares the build cache with the workspace's (client-go, apimachinery,
+# the scheduler's tree) where, at the older versions Kubernetes pins, every
+# package that imports golang.org/x/sys or protobuf was compiled twice.
+k8s_pins() {
+  local gomod
+  gomod="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/scheduler/go.mod"
+  go mod edit -json "$gomod" | awk -F'"' '
+    /"Require": \[/ { inside = 1; next }
+    inside && /^\t\]/ { inside = 0 }
+    inside && /"Path":/ { path = $4 }
+    inside && /"Version":/ && path !~ /^github\.com\/artt-dev\// { print "require " path " " $4 }'
+}
+
 # k8s_module DIR K8S_VERSION IMPORT... writes a throwaway module in DIR that
 # requires k8s.io/kubernetes and every staging module its go.mod replaces
-# (the proxy does not serve k8s.io/sample-*), imports the given packages, and
-# tidies it.
+# (the proxy does not serve k8s.io/sample-*), and the workspace's versions of
+# the rest (k8s_pins), imports the given packages, and tidies it.
 k8s_module() {
   local dir=$1 version=$2
   shift 2
@@ -22,6 +38,8 @@ k8s_module() {
     echo
     echo "require k8s.io/kubernetes $version"
     for m in $staging; do echo "require k8s.io/$m $staging_version"; done
+    # Kubernetes' own modules stay at the version asked for.
+    k8s_pins | grep -v -E "^require k8s\.io/(kubernetes|$(echo $staging | tr " " "|")) "
     for m in $staging; do echo "replace k8s.io/$m => k8s.io/$m $staging_version"; done
   } > "$dir/go.mod"
   {
