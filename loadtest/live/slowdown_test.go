@@ -13,10 +13,11 @@ import (
 // The slowdowns a node's CPU per request does not show, on the live loop
 // (testdata/slowdowns.yaml, whose events the harness plays): a neighbour of
 // four busy threads in n1's cgroup from 35 s to 60 s, then n2's quota cut
-// to a fifth from 65 s to 85 s. Under ARTT each node's weights must fall
-// within two scrapes and a fast-path pass (checkWeightsFall); the same
-// events are run under gRPC's least-request, and the requests each routing
-// lost in the 10 s after each event are reported side by side.
+// to a fifth from 65 s to 85 s. Under ARTT the share of the backend's
+// requests sent to each node must fall within two scrapes and a fast-path
+// pass (checkShareFalls); the same events are run under gRPC's
+// least-request, and the requests each routing lost in the 10 s after each
+// event are reported side by side.
 func TestLiveSlowedNodes(t *testing.T) {
 	needLive(t)
 	plan, err := live.NewPlan("testdata/slowdowns.yaml", live.DefaultMaxCores)
@@ -74,7 +75,8 @@ func describe(ev scenario.Event) string {
 }
 
 // checkEvent waits for the harness to play ev. Under ARTT it checks that
-// the weights to the node fall (checkWeightsFall); after a quota cut, that
+// the share of the backend's requests sent to the node falls
+// (checkShareFalls); after a quota cut, that
 // the node's pods use no more than the quota.
 func checkEvent(ctx context.Context, t *testing.T, a *live.Active, ev scenario.Event, artt bool) error {
 	t.Helper()
@@ -83,7 +85,7 @@ func checkEvent(ctx context.Context, t *testing.T, a *live.Active, ev scenario.E
 		if err := sleepUntil(ctx, at.Add(-time.Second)); err != nil {
 			return err
 		}
-		checkWeightsFall(ctx, t, a, ev.Node, describe(ev), at)
+		checkShareFalls(ctx, t, a, ev.Node, describe(ev), at)
 	}
 	if ev.Type != "node-quota" {
 		return nil
@@ -101,28 +103,26 @@ func checkEvent(ctx context.Context, t *testing.T, a *live.Active, ev scenario.E
 	return nil
 }
 
-// checkWeightsFall checks that ARTT's weights to a node slowed at `at`
-// fall to at most 2/3 of what they were a second before (the share a
-// group past the Degraded bar, a slowdown of 1.5, keeps at most) within
-// two scrape intervals and one fast-path pass: the first scrape after the
-// slowdown may have begun before it, the second measures it whole, and the
-// fast path reads it at its next pass. A quota cut or a neighbour leaves
-// the CPU per request as it was; what moves is the pods' CPU pressure.
-func checkWeightsFall(ctx context.Context, t *testing.T, a *live.Active, node, what string, at time.Time) {
+// checkShareFalls checks that the share of the backend's requests ARTT's
+// rules send to a node slowed at `at` falls to at most 2/3 of what it was
+// a second before (the share a group past the Degraded bar, a slowdown of
+// 1.5, keeps at most) within two scrape intervals and one fast-path pass:
+// the first scrape after the slowdown may have begun before it, the second
+// measures it whole, and the fast path reads it at its next pass. A quota
+// cut or a neighbour leaves the CPU per request as it was; what moves is
+// the pods' CPU pressure.
+func checkShareFalls(ctx context.Context, t *testing.T, a *live.Active, node, what string, at time.Time) {
 	t.Helper()
-	weightTo := func() (sum uint32) {
-		rows, err := a.Rule(ctx, "backend")
+	shareTo := func() float64 {
+		share, err := backendShare(ctx, a, node)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, to := range rows {
-			sum += to[live.Locality(node)]
-		}
-		return sum
+		return share
 	}
-	start := weightTo()
+	start := shareTo()
 	if start == 0 {
-		t.Fatalf("%s: ARTT's rows send it nothing before it is %s", node, what)
+		t.Fatalf("%s: ARTT's rules send it none of the backend's requests before it is %s", node, what)
 	}
 	if err := sleepUntil(ctx, at); err != nil {
 		t.Fatal(err)
@@ -130,17 +130,76 @@ func checkWeightsFall(ctx context.Context, t *testing.T, a *live.Active, node, w
 	scrape := a.H.Plan.Scenario.Control.SampleInterval.Duration
 	deadline := 3 * scrape
 	for time.Since(at) < deadline+scrape {
-		if w := weightTo(); 3*w <= 2*start {
+		if share := shareTo(); 3*share <= 2*start {
 			took := time.Since(at)
-			t.Logf("%s: ARTT's weights to it fell from %d to %d %s later (deadline %s)", what, start, w, took.Round(100*time.Millisecond), deadline)
+			t.Logf("%s: the backend's share sent to it fell from %.3f to %.3f %s later (deadline %s)", what, start, share, took.Round(100*time.Millisecond), deadline)
 			if took > deadline {
-				t.Errorf("%s: ARTT's weights to it fell %s later, past two scrapes and a fast-path pass (%s)", what, took.Round(100*time.Millisecond), deadline)
+				t.Errorf("%s: the backend's share sent to it fell %s later, past two scrapes and a fast-path pass (%s)", what, took.Round(100*time.Millisecond), deadline)
 			}
 			return
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Errorf("%s: ARTT's weights to it (%d) had not fallen to 2/3 %s later", what, start, deadline+scrape)
+	t.Errorf("%s: the backend's share sent to it (%.3f) had not fallen to 2/3 %s later", what, start, deadline+scrape)
+}
+
+// backendShare is the fraction of the backend's requests the rules in
+// force send to node. The frontend's rows (one per ingress node; the
+// scenario's single ingress makes them one) say how much of the traffic
+// each frontend node takes, and each node's backend row splits what its
+// frontend sends; a backend row alone overstates a node whose frontend the
+// frontend's rows have already drained. Without frontend rows gRPC's round
+// robin gives each frontend node its share of the pods.
+func backendShare(ctx context.Context, a *live.Active, node string) (float64, error) {
+	frontend, err := a.Rule(ctx, "frontend")
+	if err != nil {
+		return 0, err
+	}
+	backend, err := a.Rule(ctx, "backend")
+	if err != nil {
+		return 0, err
+	}
+	entering := frontendShares(a, frontend.ByNode())
+	share := 0.0
+	for from, row := range backend.ByNode() {
+		share += entering[from] * fraction(row, node)
+	}
+	return share, nil
+}
+
+// frontendShares is the fraction of the frontend's requests each node
+// takes: the mean of the frontend's rows, or, with none, each node's share
+// of the frontend's pods.
+func frontendShares(a *live.Active, rows map[string]map[string]uint32) map[string]float64 {
+	shares := map[string]float64{}
+	if len(rows) == 0 {
+		for _, c := range a.H.Plan.Scenario.Application.Components {
+			if c.Name == "frontend" && len(c.Placement) > 0 {
+				for i := 0; i < c.Replicas; i++ {
+					shares[c.Placement[i%len(c.Placement)]] += 1 / float64(c.Replicas)
+				}
+			}
+		}
+		return shares
+	}
+	for _, row := range rows {
+		for to := range row {
+			shares[to] += fraction(row, to) / float64(len(rows))
+		}
+	}
+	return shares
+}
+
+// fraction is the part of a row's weight that goes to node.
+func fraction(row map[string]uint32, node string) float64 {
+	var sum uint32
+	for _, w := range row {
+		sum += w
+	}
+	if sum == 0 {
+		return 0
+	}
+	return float64(row[node]) / float64(sum)
 }
 
 // sleepUntil waits until t or the context's end.
