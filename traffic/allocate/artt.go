@@ -174,9 +174,12 @@ func (a *ARTT) plan(x *traffic.Index, s traffic.Snapshot, this pass) map[string]
 		}
 		pass := healthPass{tracker: trackers[i], at: s.At, nodeUse: nodeUse, minWeight: a.opts.Health.MinWeight, judgeLatency: !x.CallsOut(component), learn: this.learnHealth}
 		weighted, statuses, note := pass.apply(groups, shares)
+		weighted, given := giveBack(groups, weighted, statuses)
 		r := traffic.Route{Component: component}
-		if note != "" {
-			r.Notes = append(r.Notes, note)
+		for _, n := range []string{note, given} {
+			if n != "" {
+				r.Notes = append(r.Notes, n)
+			}
 		}
 		for j, g := range groups {
 			r.Groups = append(r.Groups, traffic.GroupShare{

@@ -3,7 +3,9 @@
 //
 //   - "artt": ARTT's forecasts and bounded shifts (package forecast) set the
 //     group shares, health states (package health) scale Degraded groups down
-//     and drop Unhealthy ones, and HEART's NTAM routes them.
+//     and drop Unhealthy ones, a cut group is given back what the others
+//     cannot carry at an equal delay (giveback.go), and HEART's NTAM routes
+//     them.
 //   - "heart": HEART's two modules as this project reads the paper: ATPM's
 //     adaptive-EWMA load shares (package atpm), then NTAM (package ntam);
 //     where the paper leaves a choice open, the packages document the one

@@ -108,4 +108,12 @@
 // Degraded max(MinWeight, score), Unhealthy 0; MinWeight (0.1) keeps probe
 // traffic flowing to a struggling group. Missing measurements (NaN) are no
 // evidence either way: state and timers stay.
+//
+// Each status also says how much of its usual capacity the group is
+// trusted with (Status.Capacity): 1 ÷ its slowdown while Degraded for
+// being slow, its restore weight while it climbs back, none while
+// Unhealthy or cut for errors. The weight says how far to cut; the
+// capacity says what the group can still serve when the groups left
+// cannot carry what the cut moved onto them, and the allocator gives it
+// back that much (see allocate's giveBack).
 package health

@@ -66,6 +66,16 @@ type Status struct {
 	// Why is the evidence of the last bad observation of a group that is
 	// not Healthy ("" for a Healthy one), for the operator's log.
 	Why string
+	// Capacity is the fraction of its usual capacity the group is trusted
+	// with: 1 ÷ its slowdown (the larger of its judged latency ratio and
+	// its CPU per request times its CPU stretch) while Degraded for being
+	// slow; its Weight while Healthy (1, or less while it climbs back after
+	// a cut, at the restore's pace); and 0 when Unhealthy or when errors
+	// were part of the evidence, whose cost to capacity nothing measures.
+	Capacity float64
+	// CostBaseline is the CPU seconds a request normally needs on the
+	// group (NaN until a cost pool was judged).
+	CostBaseline float64
 }
 
 // Tracker keeps the health of many groups, keyed by the caller.
@@ -109,8 +119,10 @@ type group struct {
 	// group keeps the last leader's, where its next reading's interval
 	// began.
 	seen, observed time.Time
-	// why is the evidence of the last bad observation.
-	why string
+	// why is the evidence of the last bad observation; erring says errors
+	// were part of it.
+	why    string
+	erring bool
 }
 
 // BusyUtilization is the CPU utilisation at and above which a pod's latency
@@ -235,6 +247,7 @@ func (t *Tracker) judge(g *group, at time.Time, ratio, slow, starved, errorRate 
 	bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate || slow > t.cfg.DegradedCostFactor
 	if severe || bad {
 		g.why = t.evidence(ratio, slow/starved, starved, errorRate)
+		g.erring = errorRate > t.cfg.DegradedErrorRate
 	}
 	switch {
 	case severe:
@@ -282,7 +295,7 @@ func (t *Tracker) enter(g *group, s State, at time.Time) {
 }
 
 func (t *Tracker) status(g *group) Status {
-	st := Status{State: g.state, Score: g.score, BaselineMs: g.baseline}
+	st := Status{State: g.state, Score: g.score, BaselineMs: g.baseline, CostBaseline: g.costBaseline}
 	if g.state != Healthy {
 		st.Why = g.why
 	}
@@ -293,10 +306,25 @@ func (t *Tracker) status(g *group) Status {
 			steps := g.last.Sub(g.healthyAt).Seconds() / t.cfg.RestoreInterval.Seconds()
 			st.Weight = math.Min(1, g.restoreFrom*math.Pow(1+t.cfg.RestoreStep, math.Max(steps, 0)))
 		}
+		st.Capacity = st.Weight
 	case Degraded:
 		st.Weight = math.Max(t.cfg.MinWeight, math.Min(g.score, 1/math.Max(g.slow*g.starved, 1)))
+		if !g.erring {
+			st.Capacity = 1 / math.Max(g.slowdown(), 1)
+		}
 	}
 	return st
+}
+
+// slowdown is how many times slower than usual the group's last judged
+// evidence says it serves: its load-free latency against its reference,
+// or its CPU per request times its CPU stretch, whichever is larger.
+func (g *group) slowdown() float64 {
+	ratio := 1.0
+	if g.latencyJudged {
+		ratio = g.ratio
+	}
+	return math.Max(ratio, g.slow*g.starved)
 }
 
 // Status returns a group's current health without observing anything
@@ -304,7 +332,7 @@ func (t *Tracker) status(g *group) Status {
 func (t *Tracker) Status(key string) Status {
 	g, ok := t.groups[key]
 	if !ok {
-		return Status{State: Healthy, Weight: 1, Score: 1, BaselineMs: math.NaN()}
+		return Status{State: Healthy, Weight: 1, Score: 1, BaselineMs: math.NaN(), Capacity: 1, CostBaseline: math.NaN()}
 	}
 	return t.status(g)
 }

@@ -46,8 +46,10 @@ type Record struct {
 	Observed    time.Time `json:"observed,omitzero"`
 	RestoreFrom float64   `json:"restoreFrom,omitempty"`
 	HealthyAt   time.Time `json:"healthyAt,omitzero"`
-	// Why is the evidence of the group's last bad observation.
-	Why string `json:"why,omitempty"`
+	// Why is the evidence of the group's last bad observation; Erring
+	// says errors were part of it (a record without it: they were not).
+	Why    string `json:"why,omitempty"`
+	Erring bool   `json:"erring,omitempty"`
 }
 
 // Number is a float64 that may be NaN (not learned yet), written as null.
@@ -88,7 +90,7 @@ func (t *Tracker) Record(key string) (Record, bool) {
 		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow, Starved: g.starved,
 		Judged: g.judged, PooledCPU: g.cost.sum, PooledRequests: g.cost.requests, Observed: g.observed,
 		LatencyJudged: g.latencyJudged, Ratio: g.ratio, PooledP95: g.latency.sum, PooledP95Requests: g.latency.requests,
-		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt, Why: g.why,
+		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt, Why: g.why, Erring: g.erring,
 	}, true
 }
 
@@ -131,7 +133,7 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow, starved: starved,
 		judged: r.Judged, cost: pool{sum: r.PooledCPU, requests: r.PooledRequests}, observed: r.Observed,
 		latencyJudged: r.LatencyJudged, ratio: ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
-		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why,
+		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why, erring: r.Erring,
 	}
 	if g.observed.IsZero() {
 		g.observed = seen // an older leader's record

@@ -1,7 +1,9 @@
 // Package queueing holds the M/M/c formulas ARTT uses to price a static
-// traffic split against per-request, queue-aware balancing: the Erlang C
-// probability that a request waits, and the mean time it waits. Pure
-// computation: rates in requests per second, times in seconds.
+// traffic split against per-request, queue-aware balancing (the Erlang C
+// probability that a request waits, and the mean time it waits), and the
+// split over processor-sharing servers that gives each the same mean
+// response time, which bounds how far protection may cut a slowed node.
+// Pure computation: rates in requests per second, times in seconds.
 package queueing
 
 import "math"
