@@ -3,7 +3,6 @@ package health
 import (
 	"math"
 	"testing"
-	"time"
 )
 
 // The capacity a group is trusted with: 1 ÷ its slowdown while Degraded
@@ -11,11 +10,7 @@ import (
 // after it recovers from them either, until it is Healthy), and its
 // weight while it climbs back after a cut.
 func TestCapacityFollowsTheEvidence(t *testing.T) {
-	t0 := time.Unix(0, 0)
-	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	obs := func(p95, errRate float64) Observation {
-		return Observation{P95Ms: p95, ErrorRate: errRate, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.2, P95Rate: 100}
-	}
+	at, obs := secondAt, quietObservation
 	slow := New(DefaultConfig())
 	slow.Observe("g", at(-5), obs(math.NaN(), 0))
 	slow.Observe("g", at(0), obs(10, 0))

@@ -147,11 +147,7 @@ func TestAQuietGroupIsJudgedOnPooledCost(t *testing.T) {
 // and keeps saying it while it recovers; a Healthy one says nothing. The
 // next leader inherits the evidence with the state.
 func TestAGroupSaysWhyItIsNotHealthy(t *testing.T) {
-	t0 := time.Unix(0, 0)
-	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	obs := func(p95, errRate float64) Observation {
-		return Observation{P95Ms: p95, ErrorRate: errRate, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.2, P95Rate: 100}
-	}
+	at, obs := secondAt, quietObservation
 	tr := New(DefaultConfig())
 	tr.Observe("g", at(-5), obs(math.NaN(), math.NaN()))
 	if s := tr.Observe("g", at(0), obs(10, 0)); s.Why != "" {
@@ -312,4 +308,13 @@ func TestInfiniteObservationsAreUnknown(t *testing.T) {
 	if got := tr.Status("g").BaselineMs; got != 100 {
 		t.Errorf("baseline %v ms, want 100 from the finite samples", got)
 	}
+}
+
+// secondAt is s seconds after the Unix epoch.
+func secondAt(s int) time.Time { return time.Unix(int64(s), 0) }
+
+// quietObservation is a group at a fifth of its limit, 100 requests a
+// second, with its p95 and error rate and no peers' latency.
+func quietObservation(p95, errRate float64) Observation {
+	return Observation{P95Ms: p95, ErrorRate: errRate, PeerP95Ms: math.NaN(), PeerErrorRate: 0, Utilization: 0.2, P95Rate: 100}
 }
