@@ -51,15 +51,14 @@ func giveBack(groups []traffic.Group, weighted []float64, statuses []health.Stat
 	}
 	// The groups not held give up what the held ones gained; where that is
 	// more than they have, every share is scaled alike.
-	scaleFree, scaleAll := 0.0, 1.0
-	if freeSum > 0 && heldSum < 1 {
-		scaleFree = (1 - heldSum) / freeSum
-	} else {
-		scaleFree, scaleAll = 1/(heldSum+freeSum), 1/(heldSum+freeSum)
+	scaleHeld, scaleFree := 1.0, (1-heldSum)/freeSum
+	if !(freeSum > 0 && heldSum < 1) {
+		scaleHeld = 1 / (heldSum + freeSum)
+		scaleFree = scaleHeld
 	}
 	for i, st := range statuses {
 		if held(st) {
-			shares[i] *= scaleAll
+			shares[i] *= scaleHeld
 		} else {
 			shares[i] *= scaleFree
 		}
