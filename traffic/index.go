@@ -26,6 +26,16 @@ func (g Group) CostPerRequest() (cost float64, ok bool) {
 	return cpu / requests, true
 }
 
+// Limit is the CPU the group's replicas may use together, in cores
+// (Replica.Limit each).
+func (g Group) Limit() float64 {
+	sum := 0.0
+	for _, r := range g.Replicas {
+		sum += r.Limit()
+	}
+	return sum
+}
+
 // CostRate is the request rate CostPerRequest is measured over: the
 // replicas' that qualify (0 when none does).
 func (g Group) CostRate() float64 {

@@ -74,8 +74,12 @@ func held(st health.Status) bool {
 // equalDelayInputs is each group's capacity in requests per second and
 // the component's request rate. A group whose cost is not learned yet
 // counts at the median of those that are; ok is false when none is, or
-// nothing was served.
+// when the rate is unknown or none.
 func equalDelayInputs(groups []traffic.Group, statuses []health.Status) (capacities []float64, rate float64, ok bool) {
+	rate = requestRate(groups)
+	if !(rate > 0) {
+		return nil, 0, false
+	}
 	var known []float64
 	for _, st := range statuses {
 		if st.CostBaseline > 0 {
@@ -92,14 +96,7 @@ func equalDelayInputs(groups []traffic.Group, statuses []health.Status) (capacit
 		if !(cost > 0) {
 			cost = typical
 		}
-		limit := 0.0
-		for _, r := range g.Replicas {
-			limit += r.Limit()
-			if r.Requests > 0 {
-				rate += r.Requests
-			}
-		}
-		capacities[i] = statuses[i].Capacity * limit / cost
+		capacities[i] = statuses[i].Capacity * g.Limit() / cost
 	}
-	return capacities, rate, rate > 0
+	return capacities, rate, true
 }

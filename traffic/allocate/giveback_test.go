@@ -78,3 +78,15 @@ func TestGiveBackWithoutCosts(t *testing.T) {
 		t.Errorf("no cost learned: n3's share %v (%q), want the cut's 0.03", got[2], note)
 	}
 }
+
+// A replica whose request count is unknown leaves the rate unknown: no
+// model, and the cut stands.
+func TestGiveBackWithoutARate(t *testing.T) {
+	cut := []float64{0.485, 0.485, 0.03}
+	slowed := health.Status{State: health.Degraded, Weight: 0.1, Capacity: 1.0 / 3, CostBaseline: 0.01}
+	groups := threeGroups(180)
+	groups[0].Replicas[0].Requests = math.NaN()
+	if got, note := giveBack(groups, cut, []health.Status{healthyAt10ms(), healthyAt10ms(), slowed}); got[2] != 0.03 || note != "" {
+		t.Errorf("rate unknown: n3's share %v (%q), want the cut's 0.03", got[2], note)
+	}
+}

@@ -157,7 +157,7 @@ func (c *ComponentEstimator) Estimate(groups []traffic.Group, fresh bool) []Shar
 		if out[i].Basis == "" || out[i].Load <= 0 {
 			continue
 		}
-		out[i].Share = limits(g) / out[i].Load
+		out[i].Share = g.Limit() / out[i].Load
 		total += out[i].Share
 	}
 	if !(total > 0) || math.IsInf(total, 0) || anyUnestimated(out) {
@@ -205,14 +205,6 @@ func (c *ComponentEstimator) alpha(recent []float64) float64 {
 		cv = w.StdDev() / w.Mean()
 	}
 	return c.cfg.AlphaMax - (c.cfg.AlphaMax-c.cfg.AlphaMin)*math.Min(1, cv/c.cfg.VolatilityRef)
-}
-
-func limits(g traffic.Group) float64 {
-	sum := 0.0
-	for _, r := range g.Replicas {
-		sum += r.Limit()
-	}
-	return sum
 }
 
 func names(g traffic.Group) []string {
