@@ -118,32 +118,6 @@ func (a *ARTT) resume(at time.Time, component string, b []byte) error {
 	return nil
 }
 
-// forget drops the components not allocated for since before, and within
-// the others the health of groups gone as long: a cluster where
-// Deployments come and go must not grow ARTT's memory. The forecasts drop
-// their absent replicas themselves (forecast.Config.ForgetAfter).
-func (a *ARTT) forget(before time.Time) {
-	for component, seen := range a.seen {
-		if seen.Before(before) {
-			delete(a.seen, component)
-			delete(a.last, component)
-		}
-	}
-	gone := func(component string) bool { _, ok := a.seen[component]; return !ok }
-	a.forecast.Forget(gone)
-	a.health.Forget(gone)
-	a.handover.Forget(gone)
-	a.health.Each(func(_ string, t *health.Tracker) { t.Forget(before) })
-}
-
-// Tracked counts the components, groups and replicas ARTT keeps state for.
-func (a *ARTT) Tracked() traffic.Tracked {
-	t := traffic.Tracked{Components: len(a.seen)}
-	a.health.Each(func(_ string, tr *health.Tracker) { t.Groups += tr.Len() })
-	a.forecast.Each(func(_ string, e *forecast.ComponentEstimator) { t.Replicas += e.Replicas() })
-	return t
-}
-
 // lastRoute is the component's groups as last handed out.
 func (a *ARTT) lastRoute(component string) (map[string]traffic.GroupShare, bool) {
 	r, ok := a.last[component]
