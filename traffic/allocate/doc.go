@@ -28,6 +28,14 @@
 // the event changed, and a component whose problem changed starts from its
 // last routing (ntam.Problem.Previous).
 //
+// An ARTT call reads in the order it runs: artt.go takes the call
+// (Allocate for a cycle, Protect for the fast path) and indexes the
+// snapshot; pass.go says what the call learns from its measurements;
+// forget.go drops what has left the cluster; plan.go plans each component,
+// its forecast shares weighed by health (healthpass.go) and given back
+// where the others cannot carry them (giveback.go); artt.go then routes
+// the plans by NTAM and settles each handover to Envoy (handover.go).
+//
 // ARTT's learned state outlives its process (resume.go): State is what it
 // knows of a component (the forecasts' shares per node, every group's
 // health, the table-or-Envoy verdict), which artt-traffic writes beside the
