@@ -207,13 +207,12 @@ func medianWithout(sorted []float64, gap int) float64 {
 
 // groupUtilization is the group's CPU use over its limits (NaN if unknown).
 func groupUtilization(g traffic.Group) float64 {
-	var cpu, limit float64
+	cpu := 0.0
 	for _, r := range g.Replicas {
 		if math.IsNaN(r.CPU) {
 			return math.NaN()
 		}
 		cpu += r.CPU
-		limit += r.Limit()
 	}
-	return cpu / limit
+	return cpu / g.Limit()
 }
