@@ -10,12 +10,12 @@ import (
 // kubelet's default --cpu-cfs-quota-period, 100 ms.
 const CFSPeriod = 100 * time.Millisecond
 
-// CPUStretch is how much longer in wall time the group's CPU work took
-// than its own limits explain: 1 + (time its threads waited for a CPU,
-// less what its own quota explains) ÷ the CPU it used, over the replicas
-// whose CPU and waiting are known and that used CPU. A thread running a
-// fraction φ of the time it is runnable takes 1/φ as long, and
-// (run + wait) ÷ run is that factor.
+// CPUStretch is how much less CPU the group's replicas got while they
+// were runnable than their own limits allow: over the replicas whose CPU
+// and waiting are known and that used CPU, the wall time their work took
+// while others held the CPU, against the time their limits give that work.
+// A thread running a fraction φ of the time it is runnable takes 1/φ as
+// long, and (run + wait) ÷ run is that factor.
 //
 // A pod busy at its limit waits in the periods its own quota throttles
 // it, for less than each period: throttled periods × its period (the
@@ -27,8 +27,18 @@ const CFSPeriod = 100 * time.Millisecond
 // explains none of its waiting. A replica whose throttling is unknown is
 // left out while its CPU is at least busy of its limit. ok is false when
 // no replica qualifies.
+//
+// The rest of the waiting costs a pod capacity only below what its limit
+// lets it use: a thread that runs φ of its runnable time still uses a
+// limit below one core whole while φ ≥ limit, and only 1 ÷ (limit ÷ φ) of
+// it below that. A pod with a sub-core limit that shares its node's cores
+// without reaching its quota is throttled in no period, so all its
+// waiting is someone else's, and 1/φ would read a pod that lost a fifth of
+// its limit (φ = 0.04 under a 0.05-core limit) as 25 times slower; each
+// replica's factor is therefore (run + others' wait) × min(1, limit) ÷ run,
+// at least 1.
 func (g Group) CPUStretch(busy, cut float64, period time.Duration) (stretch float64, ok bool) {
-	var waited, used float64
+	var wall, used float64
 	for _, r := range g.Replicas {
 		if math.IsNaN(r.CPUWaiting) || !(r.CPU > 0) {
 			continue
@@ -41,15 +51,16 @@ func (g Group) CPUStretch(busy, cut float64, period time.Duration) (stretch floa
 			}
 			own = 0
 		case own*r.Limit() > cut*r.CPU:
-			own = 0 // throttled under a quota below its limit
+			own = 0 // throttled under a quota cut below its limit
 		}
-		waited += math.Max(0, r.CPUWaiting-own)
+		waited := math.Max(0, r.CPUWaiting-own)
+		wall += math.Max(r.CPU, (r.CPU+waited)*math.Min(1, r.Limit()))
 		used += r.CPU
 	}
 	if !(used > 0) {
 		return 1, false
 	}
-	return 1 + waited/used, true
+	return wall / used, true
 }
 
 // NodeUtilization is the CPU the snapshot's replicas on each node use, as

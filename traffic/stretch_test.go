@@ -21,7 +21,14 @@ func TestGroupCPUStretch(t *testing.T) {
 		{"a neighbour takes two thirds", []Replica{pod(0.2, 1, 0.4, 0)}, 3, true},
 		{"busy at its own limit: the quota explains the waiting", []Replica{pod(1, 1, 0.5, 9)}, 1, true},
 		{"partly its own quota: 0.3 of 0.5 s/s explained", []Replica{pod(0.4, 1, 0.5, 3)}, 1.5, true},
-		{"throttled under a quota cut below its limit", []Replica{pod(0.06, 0.3, 0.5, 60)}, 1 + 0.5/0.06, true},
+		// Runnable 0.56 s/s and running 0.06 of it: φ = 0.107 of a core,
+		// against the 0.3 its limit allows.
+		{"throttled under a quota cut below its limit", []Replica{pod(0.06, 0.3, 0.5, 60)}, 0.56 * 0.3 / 0.06, true},
+		// One thread under a 0.05-core limit, always runnable: alone it
+		// runs 0.05 of the time; a neighbour leaves it 0.04.
+		{"a neighbour takes a fifth of a sub-core limit", []Replica{pod(0.04, 0.05, 0.96, 0)}, 1.25, true},
+		{"a neighbour takes five sixths of a sub-core limit", []Replica{pod(0.05/6, 0.05, 1-0.05/6, 0)}, 6, true},
+		{"waiting, yet running more than its sub-core limit needs", []Replica{pod(0.02, 0.05, 0.2, 0)}, 1, true},
 		{"summed over the group's pods", []Replica{pod(0.2, 1, 0.4, 0), pod(0.2, 1, 0, 0)}, 2, true},
 		{"throttling unknown, under the busy bar", []Replica{pod(0.2, 1, 0.2, nan)}, 2, true},
 		{"throttling unknown, at its limit: left out", []Replica{pod(0.9, 1, 0.5, nan)}, 1, false},
@@ -31,7 +38,7 @@ func TestGroupCPUStretch(t *testing.T) {
 		// kubelet's 100 ms, they would be 2.5 s/s, past what 0.45 cores
 		// under a 0.5 limit can have used, and explain none.
 		{"bursting at its limit under a short period", []Replica{withPeriod(pod(0.45, 0.5, 0.5, 25), 20*time.Millisecond)}, 1, true},
-		{"the same, its period unknown", []Replica{pod(0.45, 0.5, 0.5, 25)}, 1 + 0.5/0.45, true},
+		{"the same, its period unknown", []Replica{pod(0.45, 0.5, 0.5, 25)}, 0.95 * 0.5 / 0.45, true},
 	}
 	for _, c := range cases {
 		got, ok := Group{Replicas: c.reps}.CPUStretch(0.5, 1.5, CFSPeriod)
