@@ -503,25 +503,17 @@ func (e *Emulator) advanceNode(n *node) {
 	}
 }
 
-// wanted is the cores a pod would use without node contention.
-func wanted(rep *replica) float64 {
-	return math.Min(float64(rep.inService.Len()), rep.comp.spec.CPULimit)
-}
-
 // retime recomputes the rates on rep's node after rep's in-service set
 // changed (the node was advanced first) and reschedules completions.
 func (e *Emulator) retime(rep *replica) {
 	n := rep.node
-	total := n.neighbour
-	for _, x := range n.replicas {
-		total += wanted(x)
-	}
-	factor := 1.0
-	if cores := n.available(); total > cores {
-		factor = cores / total
-	}
+	level := n.fairShare()
 	for _, x := range n.replicas {
 		k := float64(x.inService.Len())
+		factor := 1.0
+		if want := wanted(x); want > level {
+			factor = level / want
+		}
 		rate, cores := 0.0, 0.0
 		if k > 0 {
 			rate = n.speed * math.Min(1, x.comp.spec.CPULimit/k) * factor
@@ -538,31 +530,4 @@ func (e *Emulator) retime(rep *replica) {
 			e.q.push(event{at: at, kind: evCompletion, rep: x, version: x.version})
 		}
 	}
-}
-
-// cpuWait is how a pod with k requests in service under a limit of limit
-// cores, on a node that grants its pods factor of what they want, shows in
-// its cgroup's counters: the fraction of the time some of its threads
-// wait for a CPU (PSI's "some"), and whether its own quota throttles it.
-// Each request is a thread that runs min(1, limit/k) × factor of the time
-// it is runnable. The lower bound on "some" is taken, that the threads
-// wait at the same moments, as they do when a quota throttles them all at
-// once. Its own quota throttles it only when it wants more than its limit
-// and the node would give it that: under a node that grants less, the pod
-// runs below its quota, and the kernel counts the throttling (a quota
-// above the pod's) on the cgroup that set it, not on the pod's.
-func cpuWait(k, limit, factor float64) (waiting float64, throttled bool) {
-	if k <= 0 {
-		return 0, false
-	}
-	return 1 - math.Min(1, limit/k)*factor, k > limit && factor >= 1
-}
-
-// available is the cores the node's pods can have: its cores, or a quota
-// set over its pods.
-func (n *node) available() float64 {
-	if n.quota > 0 {
-		return math.Min(n.cores, n.quota)
-	}
-	return n.cores
 }

@@ -17,6 +17,7 @@ type node struct {
 	neighbour, quota float64
 	ready            bool
 	replicas         []*replica // pods placed here and not gone
+	demands          []float64  // fairShare's scratch
 }
 
 // replicaState is a pod's lifecycle.

@@ -28,8 +28,8 @@ func TestSlowdownsShowAsAClusterShowsThem(t *testing.T) {
 		{"slower CPU", &scenario.Event{Type: "node-slowdown", Speed: 0.5}, 2, 1, 1, true,
 			"every request costs twice the CPU; what it waits for is its own limit"},
 		// A neighbour's four busy threads beside a pod that wants one core
-		// leave it 4/5 of a core (the lab shares a node's cores in
-		// proportion to what each wants), as a quota of 0.8 cores over the node's pods does: its
+		// leave it 4/5 of a core (five entities of equal weight wanting a
+		// core each on four), as a quota of 0.8 cores over the node's pods does: its
 		// load of 0.5 cores is then an M/M/1 processor-sharing queue at
 		// ρ = 0.625, whose k requests each run 0.8/k of the time. Its CPU
 		// is 0.8 ρ = 0.5 cores and its waiting Σ P(k) (1 − 0.8/k) =
