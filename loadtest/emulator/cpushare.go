@@ -1,13 +1,15 @@
 package emulator
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
-// wanted is the cores a pod would use without node contention.
+// wanted is the cores a pod would use without node contention: a core
+// for each request in service, up to its limit. (A comparison, not
+// math.Min, which does not inline on amd64 and sits on the hot path.)
 func wanted(rep *replica) float64 {
-	return math.Min(float64(rep.inService.Len()), rep.comp.spec.CPULimit)
+	if k := float64(rep.inService.Len()); k < rep.comp.spec.CPULimit {
+		return k
+	}
+	return rep.comp.spec.CPULimit
 }
 
 // fairShare is the most CPU any one of the node's entities gets when
@@ -23,38 +25,56 @@ func wanted(rep *replica) float64 {
 // CPU request, which weighs pods alike only where their requests are alike.
 func (n *node) fairShare() float64 {
 	demands := n.demands[:0]
-	total := 0.0
+	total := n.neighbour
 	for _, x := range n.replicas {
 		if w := wanted(x); w > 0 {
 			demands = append(demands, w)
 			total += w
 		}
 	}
-	for busy := n.neighbour; busy > 0; busy-- {
-		demands = append(demands, math.Min(1, busy))
-		total += math.Min(1, busy)
-	}
 	n.demands = demands
 	if total <= n.available() {
 		return math.Inf(1)
 	}
+	for busy := n.neighbour; busy > 0; busy-- {
+		demands = append(demands, math.Min(1, busy))
+	}
+	n.demands = demands
 	return maxMinLevel(demands, n.available())
 }
 
 // maxMinLevel is the level of the max-min fair split of capacity between
-// demands (sorted in place): each demand below it is met, each above gets
-// it. +Inf when capacity meets every demand.
+// demands: each demand at or below it is met, each above gets it. +Inf when
+// capacity meets every demand. Progressive filling: each round meets the
+// demands at or below the level and shares what they leave among the rest,
+// and the level stands once a round meets no new demand (a few rounds over
+// a node's handful of entities, with no sort on the emulator's hot path).
 func maxMinLevel(demands []float64, capacity float64) float64 {
-	slices.Sort(demands)
-	left := capacity
-	for i, d := range demands {
-		share := left / float64(len(demands)-i)
-		if d > share {
-			return share
+	level, met := 0.0, -1
+	for {
+		sum, count := 0.0, 0
+		for _, d := range demands {
+			if d <= level {
+				sum += d
+				count++
+			}
 		}
-		left -= d
+		switch count {
+		case len(demands):
+			return math.Inf(1)
+		case met:
+			return level
+		}
+		met = count
+		// In exact arithmetic the level only rises; rounding can lower it
+		// by an ulp when a demand met sits on it, which would unmeet that
+		// demand and fill forever.
+		next := (capacity - sum) / float64(len(demands)-count)
+		if next <= level {
+			return level
+		}
+		level = next
 	}
-	return math.Inf(1)
 }
 
 // cpuWait is how a pod with k requests in service under a limit of limit

@@ -23,6 +23,10 @@ func TestMaxMinLevel(t *testing.T) {
 		{"the others share what a quiet pod leaves", []float64{1, 0.05, 0.01, 0.05}, 0.2, 0.09},
 		{"a quota of a fifth over four pods", []float64{0.05, 0.05, 0.05, 0.05}, 0.04, 0.01},
 		{"enough for all", []float64{0.05, 0.05, 1}, 2, math.Inf(1)},
+		// 0.2 − 3 × 0.05 rounds below 0.05: the three pods' demands sit on
+		// the level and must stay met.
+		{"a level a demand sits on", []float64{0.05, 0.05, 0.05, 1}, 0.2, 0.05},
+		{"no capacity", []float64{0.05, 1}, 0, 0},
 	}
 	for _, c := range cases {
 		if got := maxMinLevel(c.demands, c.capacity); math.Abs(got-c.want) > 1e-12 && got != c.want {

@@ -509,15 +509,15 @@ func (e *Emulator) retime(rep *replica) {
 	n := rep.node
 	level := n.fairShare()
 	for _, x := range n.replicas {
-		k := float64(x.inService.Len())
+		k, want := float64(x.inService.Len()), wanted(x)
 		factor := 1.0
-		if want := wanted(x); want > level {
+		if want > level {
 			factor = level / want
 		}
 		rate, cores := 0.0, 0.0
 		if k > 0 {
 			rate = n.speed * math.Min(1, x.comp.spec.CPULimit/k) * factor
-			cores = wanted(x) * factor
+			cores = want * factor
 		}
 		waiting, throttled := cpuWait(k, x.comp.spec.CPULimit, factor)
 		if x != rep && rate == x.rate && cores == x.cores && waiting == x.cpuWaiting {
