@@ -30,7 +30,7 @@ const CFSPeriod = 100 * time.Millisecond
 //
 // The rest of the waiting costs a pod capacity only below what its limit
 // lets it use: a thread that runs φ of its runnable time still uses a
-// limit below one core whole while φ ≥ limit, and only 1 ÷ (limit ÷ φ) of
+// limit below one core whole while φ ≥ limit, and only φ ÷ limit of
 // it below that. A pod with a sub-core limit that shares its node's cores
 // without reaching its quota is throttled in no period, so all its
 // waiting is someone else's, and 1/φ would read a pod that lost a fifth of
