@@ -24,22 +24,22 @@ func wanted(rep *replica) float64 {
 // weighs 1024 as a nice-0 task does; a kubelet sets a pod's shares from its
 // CPU request, which weighs pods alike only where their requests are alike.
 func (n *node) fairShare() float64 {
-	demands := n.demands[:0]
-	total := n.neighbour
+	demands, total := n.demands[:0], 0.0
 	for _, x := range n.replicas {
 		if w := wanted(x); w > 0 {
 			demands = append(demands, w)
 			total += w
 		}
 	}
+	for busy := n.neighbour; busy > 0; busy-- {
+		w := math.Min(1, busy)
+		demands = append(demands, w)
+		total += w
+	}
 	n.demands = demands
 	if total <= n.available() {
 		return math.Inf(1)
 	}
-	for busy := n.neighbour; busy > 0; busy-- {
-		demands = append(demands, math.Min(1, busy))
-	}
-	n.demands = demands
 	return maxMinLevel(demands, n.available())
 }
 
