@@ -43,7 +43,8 @@ func (t *Tracker) latencyRatio(g *group, p95Ms, peerP95Ms, n float64) (ratio flo
 // it: the pooled CPU per request against the baseline, divided by the
 // peers' change when that is above 1 (a heavier mix everywhere is nobody's
 // fault), and moves the baseline on by its half-life. Between judgements
-// each reading carries the last judged slowdown; known is false until the
+// each reading carries the last judged slowdown, unless the filling pool
+// refutes it (refutedSlowdown); known is false until the
 // first judgement (which follows the pool that seeded the baseline), and
 // for an interval without a reading: a group that gets no traffic (an
 // Unhealthy one) gives no evidence, and is let back to Degraded after
@@ -54,18 +55,22 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 		return 1, false
 	}
 	g.cost.add(o.CostPerRequest, n)
+	ref := g.costBaseline
+	if o.PeerCostChange > 1 {
+		ref *= o.PeerCostChange
+	}
 	cost, full := g.cost.take(t.cfg.MinCostRequests)
 	if !full {
+		if slow, refuted := t.refutedSlowdown(g, ref); refuted {
+			g.slow = slow
+		}
 		return g.slow, g.judged
 	}
 	if !(g.costBaseline > 0) {
 		g.costBaseline, g.costAt = cost, at
 		return g.slow, g.judged
 	}
-	slow = cost / g.costBaseline
-	if o.PeerCostChange > 1 {
-		slow /= o.PeerCostChange
-	}
+	slow, g.heldCost = cost/ref, cost
 	if dt := at.Sub(g.costAt); dt > 0 {
 		w := 1 - math.Exp2(-dt.Seconds()/t.cfg.CostBaselineHalfLife.Seconds())
 		g.costBaseline += w * (cost - g.costBaseline)

@@ -82,6 +82,9 @@ type Status struct {
 type Tracker struct {
 	cfg    Config
 	groups map[string]*group
+	// recoveryEvidence is the log-likelihood ratio at which a filling
+	// cost pool sets aside a held slowdown (refutedSlowdown).
+	recoveryEvidence float64
 }
 
 type group struct {
@@ -96,6 +99,9 @@ type group struct {
 	costBaseline, slow float64
 	costAt             time.Time
 	judged             bool
+	// heldCost is the CPU per request of the pool behind slow, what a
+	// filling pool is tested against (refutedSlowdown); 0 when unknown.
+	heldCost float64
 	// starved is the CPU stretch against its peers' (1 when unknown) that
 	// bounds its weight: the capacity a neighbour or a quota above the
 	// group took, judged each interval, and held at its largest while the
@@ -137,7 +143,7 @@ func (t *Tracker) CFSPeriod() time.Duration { return t.cfg.CFSPeriod }
 
 // New returns an empty tracker.
 func New(cfg Config) *Tracker {
-	return &Tracker{cfg: cfg, groups: make(map[string]*group)}
+	return &Tracker{cfg: cfg, groups: make(map[string]*group), recoveryEvidence: recoveryEvidence(cfg)}
 }
 
 // Observation is one interval's measurements of a group and of its peers
