@@ -79,13 +79,13 @@
 // those errors away; one interval of 35 requests is off by a sixth, and a
 // baseline seeded from one low reading would read a healthy node as slowed
 // for minutes. A busy group pools one interval; a quiet one a few,
-// and its last judged slowdown stands until the next, unless the pool
-// still filling refutes it: a group cut for its cost gets a probe's share,
-// which takes minutes to pool 100 requests, so its pool is read by a
-// sequential test (refutedSlowdown) that sets the held slowdown aside, for
-// the pool's own reading, on evidence as strong as a full pool's (about 30
-// requests for a group judged 2.9 times slower that is well again). The
-// requests an
+// and its last judged slowdown stands until the next, unless the readings
+// after it refute it: a group cut for its cost gets a probe's share, which
+// takes minutes to pool 100 requests, so its readings are watched for the
+// change back to health (Page's CUSUM, refutedSlowdown), which sets the
+// held slowdown aside, for the reading of the requests since the change,
+// on evidence as strong as a full pool's (about 41 requests after its
+// recovery for a group judged 2.9 times slower). The requests an
 // interval held are its request rate times the time since the group's
 // last observation (the measurement interval, where every measurement is
 // observed). Where a reading covers less than that time (artt-traffic's

@@ -43,8 +43,8 @@ func (t *Tracker) latencyRatio(g *group, p95Ms, peerP95Ms, n float64) (ratio flo
 // it: the pooled CPU per request against the baseline, divided by the
 // peers' change when that is above 1 (a heavier mix everywhere is nobody's
 // fault), and moves the baseline on by its half-life. Between judgements
-// each reading carries the last judged slowdown, unless the filling pool
-// refutes it (refutedSlowdown); known is false until the
+// each reading carries the last judged slowdown, unless the readings since
+// the group recovered refute it (refutedSlowdown); known is false until the
 // first judgement (which follows the pool that seeded the baseline), and
 // for an interval without a reading: a group that gets no traffic (an
 // Unhealthy one) gives no evidence, and is let back to Degraded after
@@ -61,7 +61,7 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 	}
 	cost, full := g.cost.take(t.cfg.MinCostRequests)
 	if !full {
-		if slow, refuted := t.refutedSlowdown(g, ref); refuted {
+		if slow, refuted := t.refutedSlowdown(g, ref, o.CostPerRequest, n); refuted {
 			g.slow = slow
 		}
 		return g.slow, g.judged
@@ -70,7 +70,7 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 		g.costBaseline, g.costAt = cost, at
 		return g.slow, g.judged
 	}
-	slow, g.heldCost = cost/ref, cost
+	slow, g.heldCost, g.recovery = cost/ref, cost, recovery{}
 	if dt := at.Sub(g.costAt); dt > 0 {
 		w := 1 - math.Exp2(-dt.Seconds()/t.cfg.CostBaselineHalfLife.Seconds())
 		g.costBaseline += w * (cost - g.costBaseline)

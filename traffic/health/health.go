@@ -82,8 +82,8 @@ type Status struct {
 type Tracker struct {
 	cfg    Config
 	groups map[string]*group
-	// recoveryEvidence is the log-likelihood ratio at which a filling
-	// cost pool sets aside a held slowdown (refutedSlowdown).
+	// recoveryEvidence is the log-likelihood ratio at which the readings
+	// after a held slowdown set it aside (refutedSlowdown).
 	recoveryEvidence float64
 }
 
@@ -99,9 +99,11 @@ type group struct {
 	costBaseline, slow float64
 	costAt             time.Time
 	judged             bool
-	// heldCost is the CPU per request of the pool behind slow, what a
-	// filling pool is tested against (refutedSlowdown); 0 when unknown.
+	// heldCost is the CPU per request of the pool behind slow, what the
+	// readings after it are tested against (refutedSlowdown); 0 when
+	// unknown. recovery is that test's state.
 	heldCost float64
+	recovery recovery
 	// starved is the CPU stretch against its peers' (1 when unknown) that
 	// bounds its weight: the capacity a neighbour or a quota above the
 	// group took, judged each interval, and held at its largest while the

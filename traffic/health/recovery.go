@@ -9,40 +9,58 @@ import (
 // A group cut for a higher CPU per request gets a probe's share, and a
 // probe's share can take minutes to pool MinCostRequests: a node back at
 // full speed would keep its last judged slowdown, and its cut, all that
-// time. Its filling pool is read instead by a sequential test between the
-// held judgement and health, as Wald's SPRT reads it: the likelihood ratio
-// of the pool's requests under "as usual" against "as slow as judged". For
+// time. Its readings are read instead by a test for the change from "as
+// slow as judged" to "as usual", Page's CUSUM: the log-likelihood ratio of
+// the requests since the test last restarted, restarted whenever it favours
+// the held slowdown, so that requests served before the recovery (the
+// pool's first, often) do not have to be outweighed first. For
 // exponentially distributed costs (a coefficient of variation of 1, as the
-// pool's error assumes) the pool's total CPU and request count are all the
-// ratio needs. Under the held slowdown the ratio is a martingale, so by
-// Ville's inequality it ever reaches 1/ε with probability at most ε, however
-// often the pool is looked at.
+// pool's error assumes) a reading's CPU and request count are all the ratio
+// needs. Under the held slowdown the ratio from any one start is a
+// martingale, so by Ville's inequality it ever reaches e^h with
+// probability at most e^-h; a restart can fall at any of a pool's requests,
+// so over a pool the chance of a false recovery is at most
+// MinCostRequests·e^-h.
 
-// recoveryEvidence is ln(1/ε) for ε the chance that a healthy group's full
-// pool reads past DegradedCostFactor: a held judgement is set aside only on
-// evidence as strong as the one that made it. For the defaults (100
-// requests, 1.5) ε is 5.9e-6, ln(1/ε) 12.0: about 30 requests for a group
-// judged 2.9 times slower that is back at full speed, 60 for 2 times.
+// recoveryEvidence is h = ln(MinCostRequests ÷ ε), for ε the chance that a
+// healthy group's full pool reads past DegradedCostFactor: a held judgement
+// is set aside only on evidence as strong as the one that made it. For the
+// defaults (100 requests, 1.5) ε is 5.9e-6 and h 16.6: about 41 requests
+// after its recovery for a group judged 2.9 times slower, 86 for twice.
 func recoveryEvidence(cfg Config) float64 {
 	tail := mathext.GammaIncRegComp(cfg.MinCostRequests, cfg.MinCostRequests*cfg.DegradedCostFactor)
-	return -math.Log(tail)
+	return math.Log(cfg.MinCostRequests) - math.Log(tail)
 }
 
-// refutedSlowdown reads the pool still filling once the held slowdown
-// alone keeps the group cut. When the pool refutes the held judgement
-// (its log-likelihood ratio of a request costing ref, as usual, against
-// costing what the judged pool's did reaches the tracker's recovery
-// evidence), it returns the pool's own slowdown against ref, ok true;
+// recovery is the state of a group's test: the log-likelihood ratio since
+// its last restart, and the requests behind it.
+type recovery struct {
+	evidence float64
+	since    pool
+}
+
+// refutedSlowdown folds one cost reading over n requests into the group's
+// test while its held slowdown alone keeps it cut (the test restarts
+// otherwise). When the test refutes the held judgement it returns the
+// slowdown of the requests since the test's restart, against ref, ok true;
 // otherwise the held judgement stands. ref is the cost a request needs on
 // the group as usual, its peers' change included.
-func (t *Tracker) refutedSlowdown(g *group, ref float64) (slow float64, ok bool) {
-	held, n, total := g.heldCost, g.cost.requests, g.cost.sum
-	if !(g.judged && g.slow > t.cfg.DegradedCostFactor && ref > 0 && held > ref && n > 0) {
+func (t *Tracker) refutedSlowdown(g *group, ref, cost, n float64) (slow float64, ok bool) {
+	held := g.heldCost
+	if !(g.judged && g.slow > t.cfg.DegradedCostFactor && ref > 0 && held > ref) {
+		g.recovery = recovery{}
 		return 0, false
 	}
-	logRatio := n*math.Log(held/ref) - total*(1/ref-1/held)
-	if logRatio < t.recoveryEvidence {
+	g.recovery.evidence += n*math.Log(held/ref) - cost*n*(1/ref-1/held)
+	g.recovery.since.add(cost, n)
+	if g.recovery.evidence <= 0 {
+		g.recovery = recovery{}
 		return 0, false
 	}
-	return total / n / ref, true
+	if g.recovery.evidence < t.recoveryEvidence {
+		return 0, false
+	}
+	since := g.recovery.since
+	g.recovery = recovery{}
+	return since.sum / since.requests / ref, true
 }

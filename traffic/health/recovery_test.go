@@ -9,7 +9,8 @@ import (
 
 // The recovery evidence for the defaults, worked by hand: a full pool of
 // 100 exponential costs sums to Gamma(100, 1) in units of the mean, and
-// P(Gamma(n, 1) > x) = P(Poisson(x) < n) for a whole n, a sum of terms.
+// P(Gamma(n, 1) > x) = P(Poisson(x) < n) for a whole n, a sum of terms;
+// the test may restart at any of the pool's 100 requests.
 func TestRecoveryEvidenceIsAFullPoolsError(t *testing.T) {
 	const n, x = 100, 150.0
 	term, tail := math.Exp(-x), 0.0
@@ -18,11 +19,11 @@ func TestRecoveryEvidenceIsAFullPoolsError(t *testing.T) {
 		term *= x / float64(k+1)
 	}
 	got := recoveryEvidence(DefaultConfig())
-	if want := -math.Log(tail); math.Abs(got-want) > 1e-9 {
-		t.Errorf("recovery evidence %v, want ln(1/ε) = %v for ε = P(Poisson(150) < 100) = %.3g", got, want, tail)
+	if want := math.Log(n / tail); math.Abs(got-want) > 1e-9 {
+		t.Errorf("recovery evidence %v, want ln(100/ε) = %v for ε = P(Poisson(150) < 100) = %.3g", got, want, tail)
 	}
-	if got < 11.9 || got > 12.1 {
-		t.Errorf("recovery evidence %v, want about 12.0 (ε 5.9e-6)", got)
+	if got < 16.5 || got > 16.8 {
+		t.Errorf("recovery evidence %v, want about 16.6 (ε 5.9e-6)", got)
 	}
 }
 
@@ -45,28 +46,61 @@ func costObservation(cost, rate float64) Observation {
 		Utilization: 0.1, CostPerRequest: cost, PeerCostChange: 1, CostRate: rate, CPUStretch: math.NaN(), PeerCPUStretch: math.NaN()}
 }
 
+// healthyAfter feeds g readings of cost at 0.2 requests a second (3 a
+// reading), every 15 s from the cut, slow ones at the held cost first, and
+// returns when it turns Healthy (-1 if not within the 480 s a pool takes).
+func healthyAfter(tr *Tracker, cut time.Time, slowReadings int, cost float64) time.Duration {
+	for s := 15; s <= 480; s += 15 {
+		c := cost
+		if s <= 15*slowReadings {
+			c = 0.030
+		}
+		if st := tr.Observe("g", cut.Add(time.Duration(s)*time.Second), costObservation(c, 0.2)); st.State == Healthy {
+			return time.Duration(s) * time.Second
+		}
+	}
+	return -1
+}
+
 // A group cut for a slower CPU gets a probe's share: 0.2 requests a second,
 // 100 requests in more than eight minutes. Back at full speed, it is read
 // as recovered once its few requests refute the held judgement, and its
 // recovery clock starts then rather than at the full pool.
 func TestACutGroupBackAtFullSpeedIsSeenBeforeItsPoolFills(t *testing.T) {
 	tr, cut := cutForCost(t)
-	healthyAt := time.Duration(-1) // never, within the 480 s the pool takes
-	for s := 15; s <= 480; s += 15 {
-		st := tr.Observe("g", cut.Add(time.Duration(s)*time.Second), costObservation(0.010, 0.2))
-		if st.State == Healthy {
-			healthyAt = time.Duration(s) * time.Second
-			break
-		}
-	}
 	// The judgement moved the baseline on by one 15 s step of its 2-minute
 	// half-life, to 0.01166. Each 15 s reading holds 3 requests at 0.010:
 	// the log ratio gains 3·ln(0.030/0.01166) − 0.030·(1/0.01166 − 1/0.030)
-	// = 1.26 a reading and reaches 12.0 on the tenth, at 150 s (30
+	// = 1.26 a reading and passes 16.6 on the fourteenth, at 210 s (42
 	// requests); RecoverAfter (30 s) of good readings after it, the group
-	// is Healthy at 180 s.
-	if healthyAt != 180*time.Second {
-		t.Errorf("Healthy %v after the cut (-1ns: not within 480 s), want 180s: 30 requests refute a threefold slowdown, then 30 s of good readings", healthyAt)
+	// is Healthy at 240 s.
+	if got := healthyAfter(tr, cut, 0, 0.010); got != 240*time.Second {
+		t.Errorf("Healthy %v after the cut (-1ns: not within 480 s), want 240s: 42 requests refute a threefold slowdown, then 30 s of good readings", got)
+	}
+}
+
+// Requests still slow after the judgement do not delay the recovery's
+// detection: the test restarts at each, and counts from the recovery.
+// Four slow readings (12 requests) first, then the same as above: Healthy
+// 60 s later, at 300 s. Counted from the pool's start, the slow requests'
+// −1.88 a reading would have to be outweighed first: refuted on the 24th
+// reading, Healthy at 390 s.
+func TestARecoveryIsCountedFromWhenItCame(t *testing.T) {
+	tr, cut := cutForCost(t)
+	if got := healthyAfter(tr, cut, 4, 0.010); got != 300*time.Second {
+		t.Errorf("Healthy %v after the cut (-1ns: not within 480 s), want 300s: 60 s slow, then 42 requests at the usual cost and 30 s of good readings", got)
+	}
+}
+
+// A group still past the bar (twice its first baseline, 1.7 times the one
+// the judgement moved on) that was judged three times slower is not read
+// as recovered: its readings are nearer "as judged" than "as usual", so
+// the test restarts at each, and the held judgement stands until the full
+// pool.
+func TestAGroupStillPastTheBarStaysCut(t *testing.T) {
+	tr, cut := cutForCost(t)
+	if got := healthyAfter(tr, cut, 0, 0.020); got != -1 {
+		t.Errorf("Healthy %v after the cut at twice the usual cost, want still cut within 480 s", got)
 	}
 }
 
@@ -89,30 +123,33 @@ func TestACutGroupStillSlowIsNotReadAsRecovered(t *testing.T) {
 	}
 }
 
-// A record carries the cost the held judgement was made on, so the next
-// leader refutes it on the same requests; a record without it (an older
-// leader's) waits for the full pool, as before.
-func TestRecordCarriesTheHeldCost(t *testing.T) {
+// A record carries the cost the held judgement was made on and the test's
+// state, so the next leader refutes it on the same requests; a record
+// without them (an older leader's) waits for the full pool, as before.
+func TestRecordCarriesTheHeldCostAndTheTest(t *testing.T) {
 	learned, cut := cutForCost(t)
-	r, _ := learned.Record("g")
-	if r.HeldCost != 0.030 {
-		t.Fatalf("held cost %v, want the judged pool's 0.030", r.HeldCost)
+	at := func(s int) time.Time { return cut.Add(time.Duration(s) * time.Second) }
+	for s := 15; s <= 90; s += 15 {
+		learned.Observe("g", at(s), costObservation(0.010, 0.2))
 	}
-	resumed := handedOver(t, r, cut)
-	r.HeldCost = 0
-	older := handedOver(t, r, cut)
-	for s := 15; s <= 150; s += 15 {
-		at := cut.Add(time.Duration(s) * time.Second)
-		want := learned.Observe("g", at, costObservation(0.010, 0.2))
-		if got := resumed.Observe("g", at, costObservation(0.010, 0.2)); !sameStatus(got, want) {
+	r, _ := learned.Record("g")
+	if r.HeldCost != 0.030 || !(r.RecoveryEvidence > 0) || r.RecoveryRequests != 18 {
+		t.Fatalf("record %+v, want the judged pool's 0.030, and the test's evidence over 18 requests", r)
+	}
+	resumed := handedOver(t, r, at(90))
+	r.HeldCost, r.RecoveryEvidence, r.RecoveryCPU, r.RecoveryRequests = 0, 0, 0, 0
+	older := handedOver(t, r, at(90))
+	for s := 105; s <= 240; s += 15 {
+		want := learned.Observe("g", at(s), costObservation(0.010, 0.2))
+		if got := resumed.Observe("g", at(s), costObservation(0.010, 0.2)); !sameStatus(got, want) {
 			t.Errorf("t=%ds: resumed %+v, the tracker that learned it %+v", s, got, want)
 		}
-		older.Observe("g", at, costObservation(0.010, 0.2))
+		older.Observe("g", at(s), costObservation(0.010, 0.2))
 	}
 	if r, _ := learned.Record("g"); r.Slow >= 1.5 {
-		t.Errorf("the learning tracker still holds a slowdown of %v after 30 requests at the baseline cost", r.Slow)
+		t.Errorf("the learning tracker still holds a slowdown of %v after 48 requests at the usual cost", r.Slow)
 	}
 	if r, _ := older.Record("g"); r.Slow != 3 {
-		t.Errorf("a tracker resumed without the held cost reads a slowdown of %v, want the held 3 until the pool fills", r.Slow)
+		t.Errorf("a tracker resumed without the test reads a slowdown of %v, want the held 3 until the pool fills", r.Slow)
 	}
 }
