@@ -42,9 +42,11 @@ type recovery struct {
 // refutedSlowdown folds one cost reading over n requests into the group's
 // test while its held slowdown alone keeps it cut (the test restarts
 // otherwise). When the test refutes the held judgement it returns the
-// slowdown of the requests since the test's restart, against ref, ok true;
-// otherwise the held judgement stands. ref is the cost a request needs on
-// the group as usual, its peers' change included.
+// slowdown of the requests since the test's restart, against ref, ok true,
+// and their cost becomes the held one (a node that is better but still
+// past the bar is tested against what it is now); otherwise the held
+// judgement stands. ref is the cost a request needs on the group as usual,
+// its peers' change included.
 func (t *Tracker) refutedSlowdown(g *group, ref, cost, n float64) (slow float64, ok bool) {
 	held := g.heldCost
 	if !(g.judged && g.slow > t.cfg.DegradedCostFactor && ref > 0 && held > ref) {
@@ -61,6 +63,6 @@ func (t *Tracker) refutedSlowdown(g *group, ref, cost, n float64) (slow float64,
 		return 0, false
 	}
 	since := g.recovery.since
-	g.recovery = recovery{}
-	return since.sum / since.requests / ref, true
+	g.recovery, g.heldCost = recovery{}, since.sum/since.requests
+	return g.heldCost / ref, true
 }
