@@ -27,9 +27,14 @@ import (
 // is set aside only on evidence as strong as the one that made it. For the
 // defaults (100 requests, 1.5) ε is 5.9e-6 and h 16.6: about 41 requests
 // after its recovery for a group judged 2.9 times slower, 86 for twice.
+// A configuration whose pool or bar gives no such chance (no pool, no bar
+// past the usual cost) gets no test: +Inf.
 func recoveryEvidence(cfg Config) float64 {
-	tail := mathext.GammaIncRegComp(cfg.MinCostRequests, cfg.MinCostRequests*cfg.DegradedCostFactor)
-	return math.Log(cfg.MinCostRequests) - math.Log(tail)
+	n, bar := cfg.MinCostRequests, cfg.DegradedCostFactor
+	if !(n > 0 && bar > 1 && !math.IsInf(n*bar, 1)) {
+		return math.Inf(1)
+	}
+	return math.Log(n) - math.Log(mathext.GammaIncRegComp(n, n*bar))
 }
 
 // recovery is the state of a group's test: the log-likelihood ratio since

@@ -27,6 +27,18 @@ func TestRecoveryEvidenceIsAFullPoolsError(t *testing.T) {
 	}
 }
 
+// A configuration without a pool or a bar has no test, rather than one
+// that refutes every held slowdown at once.
+func TestNoPoolNoRecoveryTest(t *testing.T) {
+	for _, c := range []struct{ requests, factor float64 }{{0, 1.5}, {100, 0}, {100, 1}, {-1, 1.5}} {
+		cfg := DefaultConfig()
+		cfg.MinCostRequests, cfg.DegradedCostFactor = c.requests, c.factor
+		if h := recoveryEvidence(cfg); !math.IsInf(h, 1) {
+			t.Errorf("MinCostRequests %v, DegradedCostFactor %v: recovery evidence %v, want +Inf (no test)", c.requests, c.factor, h)
+		}
+	}
+}
+
 // cutForCost returns a tracker whose group g was judged three times slower
 // on a full pool at 30 requests a second, and the time of that judgement.
 func cutForCost(t *testing.T) (*Tracker, time.Time) {
