@@ -67,7 +67,7 @@ func (t *Tracker) refutedSlowdown(g *group, ref, cost, n float64) (slow float64,
 	if g.recovery.evidence < t.recoveryEvidence {
 		return 0, false
 	}
-	since := g.recovery.since
-	g.recovery, g.heldCost = recovery{}, since.sum/since.requests
-	return g.heldCost / ref, true
+	cost, _ = g.recovery.since.take(0) // it holds requests: the evidence is positive
+	g.recovery, g.heldCost = recovery{}, cost
+	return cost / ref, true
 }
