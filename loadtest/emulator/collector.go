@@ -98,6 +98,7 @@ func (c *collector) threshold(comp *component, v float64) { c.thresholds[comp.sp
 // sampled closes a sample interval's series point.
 func (c *collector) sampled() {
 	e := c.e
+	span := e.now - c.sampledAt // the first interval is the part the load ran
 	c.sampledAt = e.now
 	if !c.warmed && e.now >= e.warmup {
 		c.warmed = true
@@ -107,7 +108,7 @@ func (c *collector) sampled() {
 	}
 	pt := outcome.Point{
 		T:           e.now,
-		Rate:        float64(c.windowStarted) / e.sc.Control.SampleInterval.Seconds(),
+		Rate:        float64(c.windowStarted) / span,
 		P99Ms:       math.NaN(),
 		Timeouts:    c.windowTimeouts,
 		Replicas:    make(map[string]int, len(e.comps)),

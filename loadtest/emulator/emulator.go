@@ -25,8 +25,9 @@
 //     round-robin positions, a locality schedule over the integer weights
 //     artt-traffic would write, and an outlier detector.
 //   - Every sample interval the emulator records what Prometheus would
-//     scrape and runs the policy's fast path (ARTT's Protect); the traffic
-//     controller runs every cycle (ARTT also at once on pod changes and
+//     scrape; the policy's fast path (ARTT's Protect) reads the last sample
+//     every sample interval and the traffic controller every cycle, both
+//     at a phase of their own (ARTT also at once on pod changes and
 //     failures); KEDA polls and the HPA syncs on their own periods; new pods
 //     start after a delay on the least-allocated node that fits their CPU
 //     request.
@@ -247,11 +248,7 @@ func (e *Emulator) hop(from, to *node, rng *rand.Rand) float64 {
 // Run simulates the scenario and returns its result.
 func (e *Emulator) Run() (*outcome.Result, error) {
 	e.q.push(event{at: e.rate.Next(0, e.arrivals), kind: evArrival})
-	e.q.push(event{at: e.sc.Control.SampleInterval.Seconds(), kind: evSample})
-	if e.policy != nil {
-		e.allocate()
-		e.q.push(event{at: e.sc.Control.TrafficCycle.Seconds(), kind: evTraffic})
-	}
+	e.schedulePasses()
 	if e.autoscaler != nil {
 		e.q.push(event{at: e.autoscaler.first(), kind: evAutoscale})
 	}
@@ -304,8 +301,10 @@ func (e *Emulator) dispatch(ev event) error {
 		e.response(ev.req)
 	case evSample:
 		e.sample()
-		e.protect()
 		e.q.push(event{at: e.now + e.sc.Control.SampleInterval.Seconds(), kind: evSample})
+	case evProtect:
+		e.protect()
+		e.q.push(event{at: e.now + e.sc.Control.SampleInterval.Seconds(), kind: evProtect})
 	case evScrape:
 		e.scrapes.scrape(ev.rep)
 	case evTraffic:

@@ -12,6 +12,7 @@ const (
 	evResponse                    // a response reaches the caller
 	evSample                      // Prometheus-like scrape
 	evScrape                      // Prometheus scrapes one pod KEDA scales on artt-scaler
+	evProtect                     // traffic controller's fast path
 	evTraffic                     // traffic controller cycle
 	evAutoscale                   // KEDA poll + HPA sync
 	evPodReady                    // a starting pod becomes ready

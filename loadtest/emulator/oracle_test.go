@@ -68,7 +68,8 @@ func wantReady(t *testing.T, r *outcome.Result, want map[float64]int) {
 // for its pods to be ready by 290 s. Worked back: 10 by 255 s, 5 by 240 s,
 // and nothing before: 2 pods until 225 s.
 func TestOracleHasPodsReadyAtAKnownStep(t *testing.T) {
-	r := runAtRate(t, oracleScenario(t, "oracle", ""), tenStep)
+	sc := oracleScenario(t, "oracle", "")
+	r := runWith(t, sc, tenStep, samplesOnTheGrid(sc))
 	wantReady(t, r, map[float64]int{240: 2, 255: 2, 270: 5, 285: 10, 300: 20})
 }
 
@@ -76,7 +77,8 @@ func TestOracleHasPodsReadyAtAKnownStep(t *testing.T) {
 // s) and climbs from there, through the same policy: 6 at 300 s, 12 at 315
 // s, 20 at 330 s, each ready 20 s later.
 func TestOracleWithoutLookaheadSeesTheStepWhenItComes(t *testing.T) {
-	r := runAtRate(t, oracleScenario(t, "oracle", "0s"), tenStep)
+	sc := oracleScenario(t, "oracle", "0s")
+	r := runWith(t, sc, tenStep, samplesOnTheGrid(sc))
 	wantReady(t, r, map[float64]int{300: 2, 315: 2, 330: 6, 345: 12, 360: 20})
 }
 
@@ -84,7 +86,8 @@ func TestOracleWithoutLookaheadSeesTheStepWhenItComes(t *testing.T) {
 // scaler reading 15 s scrapes does: the step at 300 s shows at the 315 s
 // sync, and the climb of the test above comes one sync later.
 func TestOracleOneScrapeLateSeesTheStepASyncLater(t *testing.T) {
-	r := runAtRate(t, oracleScenario(t, "oracle", "-15s"), tenStep)
+	sc := oracleScenario(t, "oracle", "-15s")
+	r := runWith(t, sc, tenStep, samplesOnTheGrid(sc))
 	wantReady(t, r, map[float64]int{315: 2, 330: 2, 345: 6, 360: 12, 375: 20})
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/artt-dev/artt/loadtest/scenario"
+	"github.com/artt-dev/artt/traffic"
 )
 
 // ScrapePhases place a run on the wall clock as Prometheus and artt-scaler
@@ -23,6 +24,16 @@ type ScrapePhases struct {
 	// a new pod takes the first free address, a gone pod's address goes
 	// to the back, as the harness's pods do.
 	Slots map[string][]float64 `json:"slots"`
+	// Sample is where the routed pods' scrapes fall after the load's
+	// start, in [0, scrape interval): the lab samples them at Sample +
+	// k·interval (at k·interval when 0), and the first sample covers only
+	// the part of an interval the load ran.
+	Sample float64 `json:"sample"`
+	// Passes is where artt-traffic's passes fall after the load's start,
+	// in [0, scrape interval): its fast path runs every scrape interval
+	// and its cycle every cycle from its leader's start, so both at
+	// Passes + k·interval. A pass reads the last sample taken before it.
+	Passes float64 `json:"passes"`
 }
 
 // RunClock is what places one live run on the wall clock for the lab:
@@ -41,9 +52,11 @@ const scrapeStream = 0x5c4a9e
 
 // DrawPhases are the phases the lab runs sc at, drawn from its seed: the
 // wall clock uniform over the hour, the first poll uniform over a polling
-// interval, and each address's offset uniform over a scrape interval
-// (Prometheus' Target.offset is a hash of the target's labels). The
-// initial pods start with the load.
+// interval, each address's offset uniform over a scrape interval
+// (Prometheus' Target.offset is a hash of the target's labels), and the
+// routed pods' scrapes and artt-traffic's passes each uniform over a
+// scrape interval (its leader starts when it starts). The initial pods
+// start with the load.
 func DrawPhases(sc *scenario.Scenario) ScrapePhases {
 	scrape, poll := sc.Control.SampleInterval.Seconds(), sc.Control.PollingInterval.Seconds()
 	rng := rand.New(rand.NewPCG(sc.Seed, scrapeStream))
@@ -55,6 +68,8 @@ func DrawPhases(sc *scenario.Scenario) ScrapePhases {
 		}
 		ph.Slots[c.Name] = offsets
 	}
+	// Drawn last, so the autoscaling phases are the ones drawn before.
+	ph.Sample, ph.Passes = rng.Float64()*scrape, rng.Float64()*scrape
 	return ph
 }
 
@@ -65,6 +80,10 @@ func (p ScrapePhases) check(scrape, poll float64) error {
 		return fmt.Errorf("phases: wall is %v s, want within [0, 3600): seconds past the hour", p.Wall)
 	case !(p.FirstPoll > 0 && p.FirstPoll <= poll):
 		return fmt.Errorf("phases: firstPoll is %v s, want within (0, %g] (the polling interval)", p.FirstPoll, poll)
+	case !(p.Sample >= 0 && p.Sample < scrape):
+		return fmt.Errorf("phases: sample is %v s, want within [0, %g) (the scrape interval)", p.Sample, scrape)
+	case !(p.Passes >= 0 && p.Passes < scrape):
+		return fmt.Errorf("phases: passes is %v s, want within [0, %g) (the scrape interval)", p.Passes, scrape)
 	}
 	for name, offsets := range p.Slots {
 		for i, o := range offsets {
@@ -74,4 +93,25 @@ func (p ScrapePhases) check(scrape, poll float64) error {
 		}
 	}
 	return nil
+}
+
+// schedulePasses places the routed pods' first sample and the traffic
+// controller's passes at the run's phases: a pass at the load's start
+// (the routing in force when it begins), then the fast path every sample
+// interval and the cycle every cycle, from the leader's phase.
+func (e *Emulator) schedulePasses() {
+	dt := e.sc.Control.SampleInterval.Seconds()
+	first := e.phases.Sample
+	if first == 0 {
+		first = dt
+	}
+	e.q.push(event{at: first, kind: evSample})
+	if e.policy == nil {
+		return
+	}
+	e.allocate()
+	if _, ok := e.policy.(traffic.Protector); ok {
+		e.q.push(event{at: e.phases.Passes + dt, kind: evProtect})
+	}
+	e.q.push(event{at: e.phases.Passes + e.sc.Control.TrafficCycle.Seconds(), kind: evTraffic})
 }

@@ -14,7 +14,8 @@ import (
 // one scrape interval before the load: each poll reads whole intervals
 // ending at its own instant, the timing some tests reason in.
 func onTheGrid(sc *scenario.Scenario) Options {
-	ph := DrawPhases(sc)
+	opts := samplesOnTheGrid(sc)
+	ph := opts.Phases
 	dt := sc.Control.SampleInterval.Seconds()
 	ph.Wall, ph.FirstPoll = 0, sc.Control.PollingInterval.Seconds()
 	for _, offsets := range ph.Slots {
@@ -22,7 +23,17 @@ func onTheGrid(sc *scenario.Scenario) Options {
 			offsets[i] = dt - 1e-6
 		}
 	}
-	return Options{Phases: &ph, PodsIdle: dt}
+	opts.PodsIdle = dt
+	return opts
+}
+
+// samplesOnTheGrid are the seed's phases with the routed pods' samples and
+// artt-traffic's passes at every whole sample interval from the load's
+// start, so a result's series has a point at each.
+func samplesOnTheGrid(sc *scenario.Scenario) Options {
+	ph := DrawPhases(sc)
+	ph.Sample, ph.Passes = 0, 0
+	return Options{Phases: &ph}
 }
 
 // scrapeScenario is one backend pod taking 100 requests per second,
@@ -112,6 +123,8 @@ func TestPhasesNoRunHasAreRefused(t *testing.T) {
 		{func(o *Options) { o.Phases.FirstPoll = 0 }, "firstPoll is 0"},
 		{func(o *Options) { o.Phases.FirstPoll = 15.5 }, "firstPoll is 15.5"},
 		{func(o *Options) { o.Phases.Slots["backend"][0] = 5 }, "slots[backend][0] is 5"},
+		{func(o *Options) { o.Phases.Sample = 15 }, "sample is 15"},
+		{func(o *Options) { o.Phases.Passes = -1 }, "passes is -1"},
 		{func(o *Options) { o.PodsIdle = math.NaN() }, "podsIdle is NaN"},
 	} {
 		ph := DrawPhases(sc)

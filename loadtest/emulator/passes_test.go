@@ -1,0 +1,61 @@
+package emulator
+
+import (
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/artt-dev/artt/loadtest/scenario"
+	"github.com/artt-dev/artt/loadtest/workload"
+	"github.com/artt-dev/artt/traffic"
+	"github.com/artt-dev/artt/traffic/health"
+)
+
+// artt-traffic's passes run at their own phase, not at the samples', and
+// a slowdown is read from the first sample that shows it by the first
+// pass after that sample. node-quota cuts w2's quota at 240 s; with the
+// samples 2 s and the passes 9 s past each 15 s, the sample at 242 s
+// holds 2 s of the cut and the one at 257 s a whole interval of it, and
+// the passes that read them run at 249 s and 264 s.
+func TestPassesRunAtTheirPhaseOnTheLastSample(t *testing.T) {
+	data, err := os.ReadFile("../scenarios/node-quota.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = scenario.Duration{Duration: 5 * time.Minute}
+	sc.Runs = []scenario.Run{{Name: "artt", Routing: "artt"}}
+	ph := DrawPhases(sc)
+	ph.Sample, ph.Passes = 2, 9
+	var installed []float64
+	cut := math.NaN()
+	opts := Options{Phases: &ph, Allocated: func(at float64, a traffic.Allocation) {
+		installed = append(installed, at)
+		for _, r := range a.Routes {
+			for _, g := range r.Groups {
+				if g.Node == "w2" && g.Health != string(health.Healthy) && math.IsNaN(cut) && at >= 240 {
+					cut = at
+				}
+			}
+		}
+	}}
+	e, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range installed {
+		if at > 0 && math.Abs(math.Remainder(at-ph.Passes, 15)) > 1e-6 {
+			t.Errorf("routing installed at %.3f s, want only at the passes, %g s past each 15 s (no pod changed)", at, ph.Passes)
+		}
+	}
+	if cut != 249 && cut != 264 {
+		t.Errorf("w2 cut at %v s, want at 249 s (the pass after the sample with 2 s of the quota) or 264 s (after the first whole interval of it)", cut)
+	}
+}
