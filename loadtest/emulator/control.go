@@ -30,8 +30,11 @@ func (e *Emulator) sample() {
 		var rps, arrived, cpu float64
 		for _, p := range c.pods {
 			prev, seen := e.res.lastSample[p.id]
+			// A pod's first rate spans the scrape before it: a whole
+			// interval for the pods deployed before the load, at zero
+			// then; from its start for a pod the run started.
 			span := dt
-			if !seen {
+			if !seen && p.born > 0 {
 				span = math.Max(e.now-p.born, 1e-9)
 			}
 			m := podSample{

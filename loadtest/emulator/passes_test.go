@@ -59,3 +59,43 @@ func TestPassesRunAtTheirPhaseOnTheLastSample(t *testing.T) {
 		t.Errorf("w2 cut at %v s, want at 249 s (the pass after the sample with 2 s of the quota) or 264 s (after the first whole interval of it)", cut)
 	}
 }
+
+// The routed pods are deployed before the load, so their first sample's
+// rate spans the scrape before it, a whole interval at zero, as
+// Prometheus' irate reads it; a rate over the part of an interval the
+// load ran, counted by the health tracker as a whole interval's
+// requests, would fill its first pool from a second of traffic.
+func TestTheFirstSampleSpansAWholeInterval(t *testing.T) {
+	data, err := os.ReadFile("../scenarios/node-quota.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = scenario.Duration{Duration: 30 * time.Second}
+	sc.Runs = []scenario.Run{{Name: "artt", Routing: "artt"}}
+	ph := DrawPhases(sc)
+	ph.Sample = 2
+	e, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), Options{Phases: &ph})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *podSample
+	e.beforeArrival = func() {
+		if first == nil && e.res.sampledAt == 2 {
+			m := e.res.lastSample[e.comps[0].pods[0].id]
+			first = &m
+		}
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if first == nil || first.answered == 0 {
+		t.Fatalf("no first sample at 2 s with requests answered: %+v", first)
+	}
+	if want := float64(first.answered) / 15; math.Abs(first.rps-want) > 1e-9 {
+		t.Errorf("first sample's rate %.3f/s for %d answered, want %.3f/s: over the 15 s interval, not the 2 s the load ran", first.rps, first.answered, want)
+	}
+}
