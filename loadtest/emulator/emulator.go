@@ -94,12 +94,16 @@ type Emulator struct {
 	// phases place the run on the wall clock (scrapes.go); scrapes is
 	// Prometheus' view of the pods KEDA scales on artt-scaler, nil when
 	// none is.
-	phases    ScrapePhases
-	podsIdle  float64
-	scrapes   *scrapeModel
-	eventsRun int64
-	hops      int64
-	crossHops int64
+	phases   ScrapePhases
+	podsIdle float64
+	scrapes  *scrapeModel
+	// measured are the samples artt-traffic's last pass read, taken at
+	// measuredAt: a reallocation between passes reads them again.
+	measured   map[int]podSample
+	measuredAt float64
+	eventsRun  int64
+	hops       int64
+	crossHops  int64
 	// beforeArrival, when set, sees the cluster just before each external
 	// arrival: by PASTA, Poisson arrivals see time averages (tests use it
 	// to measure queue-length distributions).

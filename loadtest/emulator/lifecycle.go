@@ -76,7 +76,7 @@ func (e *Emulator) podReady(p *replica) {
 // that are gone).
 func (e *Emulator) reactToChange() {
 	if e.run.Routing == "artt" {
-		e.allocate()
+		e.reallocate()
 	}
 }
 

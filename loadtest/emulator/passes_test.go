@@ -60,6 +60,51 @@ func TestPassesRunAtTheirPhaseOnTheLastSample(t *testing.T) {
 	}
 }
 
+// A reallocation on a pod change between passes reads the measurements
+// of the last pass, as artt-traffic's does, not a sample taken since: a
+// pod of details on w1 fails at 259 s, after the sample at 257 s that
+// holds a whole interval of w2's quota and before the pass at 264 s that
+// reads it, so w2 is cut at a pass and never at 259 s.
+func TestAReallocationReadsTheLastPass(t *testing.T) {
+	data, err := os.ReadFile("../scenarios/node-quota.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = scenario.Duration{Duration: 5 * time.Minute}
+	sc.Runs = []scenario.Run{{Name: "artt", Routing: "artt"}}
+	sc.Events = append(sc.Events, scenario.Event{At: scenario.Duration{Duration: 259 * time.Second}, Type: "pod-failure", Component: "details", Node: "w1"})
+	ph := DrawPhases(sc)
+	ph.Sample, ph.Passes = 2, 9
+	cut, reallocated := math.NaN(), false
+	opts := Options{Phases: &ph, Allocated: func(at float64, a traffic.Allocation) {
+		reallocated = reallocated || at == 259
+		for _, r := range a.Routes {
+			for _, g := range r.Groups {
+				if g.Node == "w2" && g.Health != string(health.Healthy) && math.IsNaN(cut) && at >= 240 {
+					cut = at
+				}
+			}
+		}
+	}}
+	e, err := New(sc, sc.Runs[0], workload.Constant(sc.Workload.Rate), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !reallocated {
+		t.Fatal("no reallocation at 259 s, when the pod failed")
+	}
+	if cut != 249 && cut != 264 {
+		t.Errorf("w2 cut at %v s, want at a pass (249 s or 264 s): the reallocation at 259 s has only the pass at 249 s's measurements", cut)
+	}
+}
+
 // The routed pods are deployed before the load, so their first sample's
 // rate spans the scrape before it, a whole interval at zero, as
 // Prometheus' irate reads it; a rate over the part of an interval the

@@ -55,8 +55,10 @@ const scrapeStream = 0x5c4a9e
 // interval, each address's offset uniform over a scrape interval
 // (Prometheus' Target.offset is a hash of the target's labels), and the
 // routed pods' scrapes and artt-traffic's passes each uniform over a
-// scrape interval (its leader starts when it starts). The initial pods
-// start with the load.
+// scrape interval (its leader starts when it starts). The autoscaled
+// components' initial pods start with the load unless Options.PodsIdle
+// says otherwise; the routed pods' first sample spans a whole interval, as
+// for pods deployed before the load (sample in control.go).
 func DrawPhases(sc *scenario.Scenario) ScrapePhases {
 	scrape, poll := sc.Control.SampleInterval.Seconds(), sc.Control.PollingInterval.Seconds()
 	rng := rand.New(rand.NewPCG(sc.Seed, scrapeStream))

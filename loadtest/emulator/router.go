@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -34,9 +35,17 @@ func newPolicy(name string, opts *AllocateOptions) (traffic.Policy, error) {
 	return allocate.New(name, o)
 }
 
-// allocate runs the traffic policy on a snapshot of the last sample, as the
-// artt-traffic controller does, and installs the routing tables.
+// allocate runs the traffic policy's cycle on a snapshot of the last
+// sample, as the artt-traffic controller does, and installs the routing
+// tables.
 func (e *Emulator) allocate() {
+	e.measure()
+	e.reallocate()
+}
+
+// reallocate runs the traffic policy on the measurements of the last pass,
+// as artt-traffic does after a pod or node change.
+func (e *Emulator) reallocate() {
 	if e.policy == nil {
 		return
 	}
@@ -57,6 +66,7 @@ func (e *Emulator) protect() {
 	if !ok {
 		return
 	}
+	e.measure()
 	a, changed, err := p.Protect(e.snapshot())
 	if err != nil {
 		e.res.note(fmt.Sprintf("%.0fs: protection failed, routing kept: %v", e.now, err))
@@ -66,6 +76,17 @@ func (e *Emulator) protect() {
 		e.res.protections++
 		e.install(a)
 	}
+}
+
+// measure takes the last sample as a pass of artt-traffic reads it: its
+// queries return each pod's newest rates, which a change between passes
+// reallocates on without asking again.
+func (e *Emulator) measure() {
+	if e.measuredAt == e.res.sampledAt && e.measured != nil {
+		return
+	}
+	e.measured = maps.Clone(e.res.lastSample)
+	e.measuredAt = e.res.sampledAt
 }
 
 // install logs an allocation and installs its weights; a component the
@@ -141,7 +162,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	at := func(sec float64) time.Time { return time.Unix(0, 0).Add(time.Duration(sec * float64(time.Second))) }
 	// Events between samples repeat the last sample's measurements, and say
 	// so, as artt-traffic does.
-	s := traffic.Snapshot{At: at(e.now), MeasuredAt: at(e.res.sampledAt)}
+	s := traffic.Snapshot{At: at(e.now), MeasuredAt: at(e.measuredAt)}
 	for _, n := range e.nodes {
 		s.Nodes = append(s.Nodes, traffic.Node{Name: n.name, Ready: n.ready, Locality: localityOf(n), CPU: n.cores})
 	}
@@ -168,7 +189,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 			if p.state == gone {
 				continue
 			}
-			m := e.res.lastSample[p.id]
+			m := e.measured[p.id]
 			s.Replicas = append(s.Replicas, traffic.Replica{
 				Name: p.name, Component: c.spec.Name, Node: p.node.name,
 				Ready: p.state == ready, CPU: m.cpu, CPULimit: c.spec.CPULimit, Requests: m.rps,
