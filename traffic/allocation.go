@@ -71,7 +71,8 @@ type GroupShare struct {
 }
 
 // HealthSummary is the group's health state and, where known, the evidence
-// for it, for logs: "Degraded: CPU per request 1.62× its baseline".
+// for it, for logs: "Degraded: CPU per request 1.62× its baseline over
+// 105 requests".
 func (g GroupShare) HealthSummary() string {
 	if g.HealthWhy == "" {
 		return g.Health

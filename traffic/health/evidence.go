@@ -59,6 +59,7 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 	if o.PeerCostChange > 1 {
 		ref *= o.PeerCostChange
 	}
+	pooled := g.cost.requests
 	cost, full := g.cost.take(t.cfg.MinCostRequests)
 	if !full {
 		if slow, refuted := t.refutedSlowdown(g, ref, o.CostPerRequest, n); refuted {
@@ -70,7 +71,7 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 		g.costBaseline, g.costAt = cost, at
 		return g.slow, g.judged
 	}
-	slow, g.heldCost, g.recovery = cost/ref, cost, recovery{}
+	slow, g.heldCost, g.heldRequests, g.recovery = cost/ref, cost, pooled, recovery{}
 	if dt := at.Sub(g.costAt); dt > 0 {
 		w := 1 - math.Exp2(-dt.Seconds()/t.cfg.CostBaselineHalfLife.Seconds())
 		g.costBaseline += w * (cost - g.costBaseline)
@@ -81,14 +82,19 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 }
 
 // evidence says which of an observation's readings were past their
-// Degraded bars, and by how much.
-func (t *Tracker) evidence(ratio, slow, starved, errorRate float64) string {
+// Degraded bars, and by how much; a slowdown names the requests it was
+// judged on (fewer than a pool where the recovery test set one aside).
+func (t *Tracker) evidence(ratio, slow, held, starved, errorRate float64) string {
 	var parts []string
 	if ratio > t.cfg.DegradedLatencyFactor {
 		parts = append(parts, fmt.Sprintf("load-free p95 %.2f× its baseline", ratio))
 	}
 	if slow > 1 && slow*starved > t.cfg.DegradedCostFactor {
-		parts = append(parts, fmt.Sprintf("CPU per request %.2f× its baseline", slow))
+		part := fmt.Sprintf("CPU per request %.2f× its baseline", slow)
+		if held > 0 {
+			part += fmt.Sprintf(" over %.0f requests", held)
+		}
+		parts = append(parts, part)
 	}
 	if starved > 1 && slow*starved > t.cfg.DegradedCostFactor {
 		parts = append(parts, fmt.Sprintf("CPU work stretched %.2f× by waiting for a CPU", starved))

@@ -101,9 +101,11 @@ type group struct {
 	judged             bool
 	// heldCost is the CPU per request of the pool behind slow, what the
 	// readings after it are tested against (refutedSlowdown); 0 when
-	// unknown. recovery is that test's state.
-	heldCost float64
-	recovery recovery
+	// unknown. heldRequests are the requests behind it: a full pool's, or
+	// fewer where the test set the pool's judgement aside (0 when
+	// unknown). recovery is that test's state.
+	heldCost, heldRequests float64
+	recovery               recovery
 	// starved is the CPU stretch against its peers' (1 when unknown) that
 	// bounds its weight: the capacity a neighbour or a quota above the
 	// group took, judged each interval, and held at its largest while the
@@ -254,7 +256,7 @@ func (t *Tracker) judge(g *group, at time.Time, ratio, slow, starved, errorRate 
 	severe := ratio > t.cfg.UnhealthyLatencyFactor || errorRate > t.cfg.UnhealthyErrorRate
 	bad := ratio > t.cfg.DegradedLatencyFactor || errorRate > t.cfg.DegradedErrorRate || slow > t.cfg.DegradedCostFactor
 	if severe || bad {
-		g.why = t.evidence(ratio, slow/starved, starved, errorRate)
+		g.why = t.evidence(ratio, slow/starved, g.heldRequests, starved, errorRate)
 		g.erring = errorRate > t.cfg.DegradedErrorRate
 	}
 	switch {

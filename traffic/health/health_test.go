@@ -138,8 +138,8 @@ func TestAQuietGroupIsJudgedOnPooledCost(t *testing.T) {
 	if s.State != Degraded {
 		t.Errorf("threefold cost for three intervals (105 requests): %s, want Degraded", s.State)
 	}
-	if !strings.HasPrefix(s.Why, "CPU per request ") || !strings.HasSuffix(s.Why, "× its baseline") {
-		t.Errorf("why %q, want the cost evidence", s.Why)
+	if !strings.HasPrefix(s.Why, "CPU per request ") || !strings.HasSuffix(s.Why, "× its baseline over 105 requests") {
+		t.Errorf("why %q, want the cost evidence and the 105 requests of the pool it was judged on", s.Why)
 	}
 }
 

@@ -35,7 +35,10 @@ type Record struct {
 	// the test that may set it aside sooner: its log-likelihood ratio and
 	// the requests since it last restarted (a record without them restarts
 	// it).
-	HeldCost         float64 `json:"heldCost,omitempty"`
+	HeldCost float64 `json:"heldCost,omitempty"`
+	// HeldRequests are the requests HeldCost was judged on (a record
+	// without them names none in its evidence).
+	HeldRequests     float64 `json:"heldRequests,omitempty"`
 	RecoveryEvidence float64 `json:"recoveryEvidence,omitempty"`
 	RecoveryCPU      float64 `json:"recoveryCPU,omitempty"`
 	RecoveryRequests float64 `json:"recoveryRequests,omitempty"`
@@ -98,7 +101,7 @@ func (t *Tracker) Record(key string) (Record, bool) {
 		State: g.state, Entered: g.entered, FailingSince: g.failingSince, HealthySince: g.healthySince,
 		Last: g.last, BaselineMs: Number(g.baseline), Score: g.score,
 		CostBaseline: Number(g.costBaseline), CostAt: g.costAt, Slow: g.slow, Starved: g.starved,
-		Judged: g.judged, PooledCPU: g.cost.sum, PooledRequests: g.cost.requests, HeldCost: g.heldCost,
+		Judged: g.judged, PooledCPU: g.cost.sum, PooledRequests: g.cost.requests, HeldCost: g.heldCost, HeldRequests: g.heldRequests,
 		RecoveryEvidence: g.recovery.evidence, RecoveryCPU: g.recovery.since.sum, RecoveryRequests: g.recovery.since.requests, Observed: g.observed,
 		LatencyJudged: g.latencyJudged, Ratio: g.ratio, PooledP95: g.latency.sum, PooledP95Requests: g.latency.requests,
 		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt, Why: g.why, Erring: g.erring,
@@ -118,7 +121,7 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		v      float64
 		lo, hi float64
 	}{{"score", r.Score, 0, 1}, {"restoreFrom", r.RestoreFrom, 0, 1}, {"slow", r.Slow, 0, math.MaxFloat64},
-		{"pooledCPU", r.PooledCPU, 0, math.MaxFloat64}, {"pooledRequests", r.PooledRequests, 0, math.MaxFloat64}, {"heldCost", r.HeldCost, 0, math.MaxFloat64},
+		{"pooledCPU", r.PooledCPU, 0, math.MaxFloat64}, {"pooledRequests", r.PooledRequests, 0, math.MaxFloat64}, {"heldCost", r.HeldCost, 0, math.MaxFloat64}, {"heldRequests", r.HeldRequests, 0, math.MaxFloat64},
 		{"recoveryEvidence", r.RecoveryEvidence, 0, math.MaxFloat64}, {"recoveryCPU", r.RecoveryCPU, 0, math.MaxFloat64}, {"recoveryRequests", r.RecoveryRequests, 0, math.MaxFloat64},
 		{"ratio", r.Ratio, 0, math.MaxFloat64}, {"pooledP95", r.PooledP95, 0, math.MaxFloat64}, {"pooledP95Requests", r.PooledP95Requests, 0, math.MaxFloat64},
 		{"starved", r.Starved, 0, math.MaxFloat64}} {
@@ -143,7 +146,7 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		state: r.State, entered: r.Entered, failingSince: r.FailingSince, healthySince: r.HealthySince,
 		baseline: float64(r.BaselineMs), score: r.Score, last: r.Last, seen: seen,
 		costBaseline: float64(r.CostBaseline), costAt: r.CostAt, slow: r.Slow, starved: starved,
-		judged: r.Judged, cost: pool{sum: r.PooledCPU, requests: r.PooledRequests}, heldCost: r.HeldCost,
+		judged: r.Judged, cost: pool{sum: r.PooledCPU, requests: r.PooledRequests}, heldCost: r.HeldCost, heldRequests: r.HeldRequests,
 		recovery: recovery{evidence: r.RecoveryEvidence, since: pool{sum: r.RecoveryCPU, requests: r.RecoveryRequests}}, observed: r.Observed,
 		latencyJudged: r.LatencyJudged, ratio: ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
 		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why, erring: r.Erring,

@@ -165,3 +165,26 @@ func TestRecordCarriesTheHeldCostAndTheTest(t *testing.T) {
 		t.Errorf("a tracker resumed without the test reads a slowdown of %v, want the held 3 until the pool fills", r.Slow)
 	}
 }
+
+// A slowdown's evidence names the requests it was judged on, so a log
+// tells a full pool's judgement from the test's: a group judged 4.5 times
+// slower on 450 requests says so; once 75 requests at a cost nearer its
+// usual refute that, the held slowdown is theirs (1.43, under the bar)
+// and the record carries the 75.
+func TestTheEvidenceNamesTheRequestsBehindASlowdown(t *testing.T) {
+	tr := New(DefaultConfig())
+	for i := range 4 {
+		tr.Observe("g", secondAt(15*i), costObservation(0.010, 30))
+	}
+	s := tr.Observe("g", secondAt(60), costObservation(0.045, 30))
+	if want := "CPU per request 4.50× its baseline over 450 requests"; s.State != Degraded || s.Why != want {
+		t.Fatalf("cut: %s %q, want Degraded %q", s.State, s.Why, want)
+	}
+	for k := 1; k <= 25; k++ { // 3 requests a reading
+		tr.Observe("g", secondAt(60+15*k), costObservation(0.0185, 0.2))
+	}
+	r, _ := tr.Record("g")
+	if r.HeldRequests != 75 || !(r.Slow > 1.4 && r.Slow < 1.5) {
+		t.Errorf("after 75 requests at 0.0185: held slowdown %.3f over %v requests, want the test's 75 at about 1.43", r.Slow, r.HeldRequests)
+	}
+}
