@@ -22,7 +22,7 @@ func (t *Tracker) latencyRatio(g *group, p95Ms, peerP95Ms, n float64) (ratio flo
 		return 1, false, math.NaN()
 	}
 	g.latency.add(p95Ms, n)
-	p95, full := g.latency.take(t.cfg.MinLatencyRequests)
+	p95, _, full := g.latency.take(t.cfg.MinLatencyRequests)
 	if !full {
 		return g.ratio, g.latencyJudged, math.NaN()
 	}
@@ -59,8 +59,7 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 	if o.PeerCostChange > 1 {
 		ref *= o.PeerCostChange
 	}
-	pooled := g.cost.requests
-	cost, full := g.cost.take(t.cfg.MinCostRequests)
+	cost, pooled, full := g.cost.take(t.cfg.MinCostRequests)
 	if !full {
 		if slow, refuted := t.refutedSlowdown(g, ref, o.CostPerRequest, n); refuted {
 			g.slow = slow

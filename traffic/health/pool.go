@@ -16,13 +16,14 @@ func (p *pool) add(reading, n float64) {
 	p.requests += n
 }
 
-// take returns the pooled mean and empties the pool once it holds at
-// least min requests; ok is false while it holds fewer.
-func (p *pool) take(min float64) (mean float64, ok bool) {
+// take returns the pooled mean and the requests behind it, and empties
+// the pool, once it holds at least min requests; ok is false while it
+// holds fewer.
+func (p *pool) take(min float64) (mean, requests float64, ok bool) {
 	if p.requests < min {
-		return 0, false
+		return 0, 0, false
 	}
-	mean = p.sum / p.requests
+	mean, requests = p.sum/p.requests, p.requests
 	*p = pool{}
-	return mean, true
+	return mean, requests, true
 }

@@ -67,8 +67,7 @@ func (t *Tracker) refutedSlowdown(g *group, ref, cost, n float64) (slow float64,
 	if g.recovery.evidence < t.recoveryEvidence {
 		return 0, false
 	}
-	requests := g.recovery.since.requests
-	cost, _ = g.recovery.since.take(0) // it holds requests: the evidence is positive
+	cost, requests, _ := g.recovery.since.take(0) // it holds requests: the evidence is positive
 	g.recovery, g.heldCost, g.heldRequests = recovery{}, cost, requests
 	return cost / ref, true
 }
