@@ -38,11 +38,16 @@ func recoveryEvidence(cfg Config) float64 {
 }
 
 // recovery is the state of a group's test: the log-likelihood ratio since
-// its last restart, and the requests behind it.
+// its last restart, and the requests behind it (the newest of the group's
+// cost pool).
 type recovery struct {
 	evidence float64
 	since    pool
 }
+
+// open says the test has a run under way: requests since its restart
+// that favour the usual cost over the held one, not enough yet to pass.
+func (r recovery) open() bool { return r.since.requests > 0 }
 
 // refutedSlowdown folds one cost reading over n requests into the group's
 // test while its held slowdown alone keeps it cut (the test restarts
@@ -67,6 +72,9 @@ func (t *Tracker) refutedSlowdown(g *group, ref, cost, n float64) (slow float64,
 	if g.recovery.evidence < t.recoveryEvidence {
 		return 0, false
 	}
+	// The pool's requests before the run are the refuted regime's: the
+	// next full pool is the recovered group's alone.
+	g.cost = g.recovery.since
 	cost, requests, _ := g.recovery.since.take(0) // it holds requests: the evidence is positive
 	g.recovery, g.heldCost, g.heldRequests = recovery{}, cost, requests
 	return cost / ref, true
