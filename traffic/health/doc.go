@@ -87,12 +87,13 @@
 // on evidence as strong as a full pool's (about 41 requests after its
 // recovery for a group judged 2.9 times slower). The pool and the test
 // share the change point: while the test has a run under way a full pool
-// waits, since judged with the requests before the run a recovery reads
-// as a mix of the two regimes (2.07 times slower for 72 requests at the
-// held threefold cost and 30 at the usual), a judgement of neither that
-// the test must then refute afresh; and once the test sets the judgement
-// aside, the pool keeps only the requests since the change, so the
-// refuted regime's do not cut the group again. The requests an
+// past the bar waits, since judged with the requests before the run a
+// recovery reads as a mix of the two regimes (2.07 times slower for 72
+// requests at the held threefold cost and 30 at the usual), a judgement of
+// neither that the test must then refute afresh (a pool under the bar with
+// them is recovered anyway, and is judged); and once the test sets the
+// judgement aside, the pool keeps only the requests since the change, so
+// the refuted regime's do not cut the group again. The requests an
 // interval held are its request rate times the time since the group's
 // last observation (the measurement interval, where every measurement is
 // observed). Where a reading covers less than that time (artt-traffic's

@@ -44,12 +44,12 @@ func (t *Tracker) latencyRatio(g *group, p95Ms, peerP95Ms, n float64) (ratio flo
 // peers' change when that is above 1 (a heavier mix everywhere is nobody's
 // fault), and moves the baseline on by its half-life. Between judgements
 // each reading carries the last judged slowdown, unless the readings since
-// the group recovered refute it (refutedSlowdown), and a full pool waits
-// while the test weighs its newest requests; known is false until the
-// first judgement (which follows the pool that seeded the baseline), and
-// for an interval without a reading: a group that gets no traffic (an
-// Unhealthy one) gives no evidence, and is let back to Degraded after
-// RecoverAfter to be probed.
+// the group recovered refute it (refutedSlowdown), and a full pool past
+// the bar waits while the test weighs its newest requests (poolWaits);
+// known is false until the first judgement (which follows the pool that
+// seeded the baseline), and for an interval without a reading: a group
+// that gets no traffic (an Unhealthy one) gives no evidence, and is let
+// back to Degraded after RecoverAfter to be probed.
 func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval time.Duration) (slow float64, known bool) {
 	n := o.CostRate * interval.Seconds()
 	if !(o.CostPerRequest > 0 && n > 0) {
@@ -63,17 +63,15 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 	if slow, refuted := t.refutedSlowdown(g, ref, o.CostPerRequest, n); refuted {
 		g.slow = slow
 	}
-	if g.recovery.open() {
-		// The pool's newest requests may be a recovery the test is still
-		// weighing: judged with the older ones, they would read as a mix
-		// of the two regimes, held until a full pool of the recovered
-		// group came. The pool waits for the test to pass or restart.
-		return g.slow, g.judged
-	}
-	cost, pooled, full := g.cost.take(t.cfg.MinCostRequests)
+	pending := g.cost
+	cost, pooled, full := pending.take(t.cfg.MinCostRequests)
 	if !full {
 		return g.slow, g.judged
 	}
+	if t.poolWaits(g, cost, ref) {
+		return g.slow, g.judged
+	}
+	g.cost = pending
 	if !(g.costBaseline > 0) {
 		g.costBaseline, g.costAt = cost, at
 		return g.slow, g.judged

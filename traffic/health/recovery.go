@@ -49,6 +49,15 @@ type recovery struct {
 // that favour the usual cost over the held one, not enough yet to pass.
 func (r recovery) open() bool { return r.since.requests > 0 }
 
+// poolWaits says a full pool of the given cost waits for the test: its
+// newest requests may be a recovery the test is still weighing, and judged
+// with the older ones they read as a mix of the two regimes, past the bar
+// and held until a full pool of the recovered group came. A pool under the
+// bar with them is recovered anyway, and is judged.
+func (t *Tracker) poolWaits(g *group, cost, ref float64) bool {
+	return g.recovery.open() && cost > t.cfg.DegradedCostFactor*ref
+}
+
 // refutedSlowdown folds one cost reading over n requests into the group's
 // test while its held slowdown alone keeps it cut (the test restarts
 // otherwise). When the test refutes the held judgement it returns the

@@ -148,6 +148,38 @@ func TestAPoolAcrossARecoveryWaitsForTheTest(t *testing.T) {
 	}
 }
 
+// A full pool that clears the group is judged even while the test has a
+// run under way: only a pool past the bar may be a mix that misreads a
+// recovery. Two costly readings (4 requests at 0.1) restart the test
+// after 35 requests at the usual cost each time, so its run never passes;
+// the pool of 95 usual and 8 costly requests reads 1.46 times the
+// baseline, under the bar, and sets the held threefold slowdown aside.
+func TestAPoolUnderTheBarIsJudgedWhileTheTestWeighs(t *testing.T) {
+	tr, cut := cutForCost(t)
+	type reading struct{ cost, requests float64 }
+	var readings []reading
+	for range 2 {
+		for range 7 {
+			readings = append(readings, reading{0.010, 5})
+		}
+		readings = append(readings, reading{0.100, 4})
+	}
+	for range 5 {
+		readings = append(readings, reading{0.010, 5})
+	}
+	var before Record
+	for i, r := range readings {
+		before, _ = tr.Record("g")
+		tr.Observe("g", cut.Add(time.Duration(15*(i+1))*time.Second), costObservation(r.cost, r.requests/15))
+	}
+	if before.Slow != 3 || before.RecoveryRequests != 20 {
+		t.Fatalf("before the pool filled: held slowdown %v, the test's run over %v requests; want 3, and a run of 20", before.Slow, before.RecoveryRequests)
+	}
+	if r, _ := tr.Record("g"); !(r.Slow > 1.4 && r.Slow < 1.5) || math.Abs(r.HeldRequests-103) > 1e-9 {
+		t.Errorf("held slowdown %.3f over %v requests, want the full pool's 1.46 over 103, judged while the test's run was open", r.Slow, r.HeldRequests)
+	}
+}
+
 // A group read as recovered is judged next on its recovered requests
 // alone: the slow ones before the test's run were the refuted regime's.
 // After 48 slow requests, 42 fast ones refute the cut at 450 s; judged
