@@ -24,8 +24,8 @@ type Record struct {
 	Slow         float64   `json:"slow"`
 	// Judged says Slow was judged from a pool, not the neutral 1 of a group
 	// not judged yet; PooledCPU and PooledRequests are the pool still
-	// filling (MinCostRequests). A record without them (an older leader's)
-	// starts a new pool.
+	// filling (MinCostRequests), or full and waiting for the recovery test.
+	// A record without them (an older leader's) starts a new pool.
 	Judged         bool    `json:"judged,omitempty"`
 	PooledCPU      float64 `json:"pooledCPU,omitempty"`
 	PooledRequests float64 `json:"pooledRequests,omitempty"`

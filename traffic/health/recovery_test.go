@@ -62,14 +62,9 @@ func costObservation(cost, rate float64) Observation {
 // reading), every 15 s from the cut, slow ones at the held cost first, and
 // returns when it turns Healthy (-1 if not within the 480 s a pool takes).
 func healthyAfter(tr *Tracker, cut time.Time, slowReadings int, cost float64) time.Duration {
-	for s := 15; s <= 480; s += 15 {
-		c := cost
-		if s <= 15*slowReadings {
-			c = 0.030
-		}
-		if st := tr.Observe("g", cut.Add(time.Duration(s)*time.Second), costObservation(c, 0.2)); st.State == Healthy {
-			return time.Duration(s) * time.Second
-		}
+	states, _ := observeFromCut(tr, cut, heldThen(slowReadings, cost, 480/15))
+	if s := firstHealthy(states); s >= 0 {
+		return time.Duration(s) * time.Second
 	}
 	return -1
 }
@@ -116,12 +111,12 @@ func observeFromCut(tr *Tracker, cut time.Time, costs []float64) (states []Statu
 	return states, held
 }
 
-// slowThenFast is slow readings at the held cost, then fast ones at the
-// usual.
-func slowThenFast(slow, fast int) []float64 {
-	costs := make([]float64, slow+fast)
+// heldThen is n readings' costs: the first slow ones at the held cost
+// (0.030), the rest at cost.
+func heldThen(slow int, cost float64, n int) []float64 {
+	costs := make([]float64, n)
 	for i := range costs {
-		costs[i] = 0.010
+		costs[i] = cost
 		if i < slow {
 			costs[i] = 0.030
 		}
@@ -137,7 +132,7 @@ func slowThenFast(slow, fast int) []float64 {
 // threefold slowdown, and the group is Healthy 30 s later.
 func TestAPoolAcrossARecoveryWaitsForTheTest(t *testing.T) {
 	tr, cut := cutForCost(t)
-	states, held := observeFromCut(tr, cut, slowThenFast(24, 16))
+	states, held := observeFromCut(tr, cut, heldThen(24, 0.010, 40))
 	for i, slow := range held {
 		if slow > 1.5 && slow != 3 {
 			t.Errorf("t=%ds: held slowdown %.3f, want the judged 3 or a recovered one: a pool across the recovery was judged", 15*(i+1), slow)
@@ -188,7 +183,7 @@ func TestAPoolUnderTheBarIsJudgedWhileTheTestWeighs(t *testing.T) {
 // fast requests at 750 s, under the bar.
 func TestARecoveredGroupIsNotCutAgainForItsSlowPast(t *testing.T) {
 	tr, cut := cutForCost(t)
-	states, held := observeFromCut(tr, cut, slowThenFast(16, 36))
+	states, held := observeFromCut(tr, cut, heldThen(16, 0.010, 52))
 	if got := firstHealthy(states); got != 480 {
 		t.Fatalf("Healthy %ds after the cut (-1: never), want 480: refuted at 450 s, then 30 s of good readings", got)
 	}
