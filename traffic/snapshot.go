@@ -71,6 +71,9 @@ type Replica struct {
 	Requests float64
 	// LatencyP95 is the 95th percentile latency in milliseconds; NaN if unknown.
 	LatencyP95 float64
+	// LatencyMean is the mean latency in milliseconds over the same
+	// requests; NaN or 0 if unknown (no request takes no time).
+	LatencyMean float64
 	// ErrorRate is the fraction of failed requests; NaN if unknown.
 	ErrorRate float64
 	// CPUWaiting is the seconds per second during which some of the pod's
@@ -174,7 +177,7 @@ func (s Snapshot) validateAllButDelays() error {
 		for _, m := range []struct {
 			name string
 			v    float64
-		}{{"cpu", r.CPU}, {"requests", r.Requests}, {"latencyP95", r.LatencyP95}, {"errorRate", r.ErrorRate}, {"cpuWaiting", r.CPUWaiting}, {"throttledPeriods", r.ThrottledPeriods}} {
+		}{{"cpu", r.CPU}, {"requests", r.Requests}, {"latencyP95", r.LatencyP95}, {"latencyMean", r.LatencyMean}, {"errorRate", r.ErrorRate}, {"cpuWaiting", r.CPUWaiting}, {"throttledPeriods", r.ThrottledPeriods}} {
 			if !missingOrNonNegative(m.v) {
 				return &FieldError{Field: f(m.name), Value: m.v, Reason: "must be ≥ 0 or NaN (unknown)"}
 			}

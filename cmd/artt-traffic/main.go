@@ -279,6 +279,7 @@ func queryFlagsOf(q *controller.Queries) []queryFlag {
 		{"requests-query", "PromQL: requests per second per pod (labels namespace, pod)", &q.Requests, func(r controller.Queries) string { return r.Requests }},
 		{"errors-query", "PromQL: failed requests per second per pod (labels namespace, pod)", &q.Errors, func(r controller.Queries) string { return r.Errors }},
 		{"latency-query", "PromQL: p95 latency in ms per pod (labels namespace, pod)", &q.Latency, func(r controller.Queries) string { return r.Latency }},
+		{"latency-mean-query", "PromQL: mean latency in ms per pod (labels namespace, pod); empty: not read", &q.LatencyMean, func(r controller.Queries) string { return r.LatencyMean }},
 		{"calls-query", "PromQL: request rate per caller and callee workload", &q.Calls, func(r controller.Queries) string { return r.Calls }},
 		{"delay-query", "PromQL: one-way node-to-node delay in ms (labels source_node, target_node)", &q.Delay, func(r controller.Queries) string { return r.Delay }},
 		{"cpu-waiting-query", "PromQL: seconds per second some of a pod's threads waited for a CPU, its CPU pressure (labels namespace, pod); empty: not read", &q.CPUWaiting, func(r controller.Queries) string { return r.CPUWaiting }},

@@ -3,12 +3,17 @@ package emulator
 import (
 	"math"
 	"slices"
+
+	"github.com/artt-dev/artt/internal/stats"
 )
 
 // podSample is what Prometheus would report for a pod over the last
 // sample interval.
 type podSample struct {
 	cpu, rps, p95, errRate float64
+	// meanLatency is the histogram's sum over its count: the interval's
+	// mean latency.
+	meanLatency float64
 	// waiting and throttled are the rates of the cgroup's CPU pressure
 	// (seconds some thread waited) and own-quota throttled periods.
 	waiting, throttled float64
@@ -44,10 +49,11 @@ func (e *Emulator) sample() {
 				// istio_requests_total counts a request when its response
 				// is sent, so a rate is of completions, not arrivals: an
 				// overloaded pod's rate is what it manages to serve.
-				rps:      float64(p.answered-prev.answered) / span,
-				p95:      math.NaN(),
-				errRate:  math.NaN(),
-				cpuTotal: p.cpuSeconds, waitingTotal: p.waitingSeconds, throttledTotal: p.throttledPeriods,
+				rps:         float64(p.answered-prev.answered) / span,
+				p95:         math.NaN(),
+				meanLatency: math.NaN(),
+				errRate:     math.NaN(),
+				cpuTotal:    p.cpuSeconds, waitingTotal: p.waitingSeconds, throttledTotal: p.throttledPeriods,
 				arrivals: p.arrivals, answered: p.answered, errors: p.errors,
 			}
 			if answered := p.answered - prev.answered; answered > 0 {
@@ -56,6 +62,7 @@ func (e *Emulator) sample() {
 			if len(p.window) > 0 {
 				slices.Sort(p.window)
 				m.p95 = p.window[int(math.Ceil(0.95*float64(len(p.window))))-1]
+				m.meanLatency = stats.Mean(p.window)
 				p.window = p.window[:0]
 			}
 			e.res.lastSample[p.id] = m

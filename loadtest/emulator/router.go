@@ -175,7 +175,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 	for i, g := range e.ingress {
 		s.Replicas = append(s.Replicas, traffic.Replica{
 			Name: fmt.Sprintf("%s-%d", ingressName, i), Component: ingressName, Node: g.node.name, Ready: true,
-			CPU: math.NaN(), Requests: math.NaN(), LatencyP95: math.NaN(), ErrorRate: math.NaN(),
+			CPU: math.NaN(), Requests: math.NaN(), LatencyP95: math.NaN(), LatencyMean: math.NaN(), ErrorRate: math.NaN(),
 			CPUWaiting: math.NaN(), ThrottledPeriods: math.NaN(),
 		})
 	}
@@ -193,7 +193,7 @@ func (e *Emulator) snapshot() traffic.Snapshot {
 			s.Replicas = append(s.Replicas, traffic.Replica{
 				Name: p.name, Component: c.spec.Name, Node: p.node.name,
 				Ready: p.state == ready, CPU: m.cpu, CPULimit: c.spec.CPULimit, Requests: m.rps,
-				LatencyP95: m.p95, ErrorRate: m.errRate, CPUWaiting: m.waiting, ThrottledPeriods: m.throttled,
+				LatencyP95: m.p95, LatencyMean: m.meanLatency, ErrorRate: m.errRate, CPUWaiting: m.waiting, ThrottledPeriods: m.throttled,
 			})
 		}
 	}

@@ -40,13 +40,14 @@ func (h healthPass) apply(groups []traffic.Group, shares []float64) ([]float64, 
 	out := make([]float64, len(groups))
 	statuses := make([]health.Status, len(groups))
 	p95s := make([]float64, len(groups))
+	means := make([]float64, len(groups))
 	p95Rates := make([]float64, len(groups))
 	errs := make([]float64, len(groups))
 	costs := make([]float64, len(groups))
 	changes := make([]float64, len(groups))
 	stretches := make([]float64, len(groups))
 	for i, g := range groups {
-		p95s[i], p95Rates[i], errs[i] = groupHealthInputs(g, tr.BusyUtilization())
+		p95s[i], means[i], p95Rates[i], errs[i] = groupHealthInputs(g, tr.BusyUtilization())
 		if !h.judgeLatency {
 			p95s[i] = math.NaN()
 		}
@@ -63,7 +64,7 @@ func (h healthPass) apply(groups []traffic.Group, shares []float64) ([]float64, 
 		obs := health.Observation{
 			P95Ms: p95s[i], ErrorRate: errs[i], PeerP95Ms: peerP95s[i], PeerErrorRate: peerErrs[i],
 			Utilization: groupUtilization(g), CostPerRequest: costs[i], PeerCostChange: peerChanges[i],
-			CostRate: g.CostRate(), P95Rate: p95Rates[i], CPUStretch: stretches[i], PeerCPUStretch: peerStretches[i],
+			CostRate: g.CostRate(), P95Rate: p95Rates[i], MeanMs: means[i], CPUStretch: stretches[i], PeerCPUStretch: peerStretches[i],
 		}
 		st := tr.Status(g.Node)
 		if h.learn {
@@ -108,9 +109,10 @@ func (h healthPass) stretch(g traffic.Group) float64 {
 	return s
 }
 
-// groupHealthInputs aggregates a group's load-free p95 latency (each
-// replica's p95 with its own load taken out, health.LoadFree) and error
-// rate, weighting replicas by the requests they served (equally when
+// groupHealthInputs aggregates a group's load-free p95 and mean latency
+// (each replica's with its own load taken out, health.LoadFree; the mean
+// unknown unless every replica with a p95 has one, so both are over the
+// same requests) and error rate, weighting replicas by the requests they served (equally when
 // unknown).
 // The weights are taken relative to the largest count, so that a count
 // near the largest float does not overflow the sums (an infinite p95 then
@@ -121,14 +123,15 @@ func (h healthPass) stretch(g traffic.Group) float64 {
 // seconds late) beside new idle pods on its node brought the group under
 // the bar, and its node was cut as Degraded just when the new pods could
 // least take its traffic.
-func groupHealthInputs(g traffic.Group, busy float64) (p95, p95Rate, errRate float64) {
+func groupHealthInputs(g traffic.Group, busy float64) (p95, mean, p95Rate, errRate float64) {
 	most := 0.0
 	for _, r := range g.Replicas {
 		if r.Requests > most {
 			most = r.Requests
 		}
 	}
-	var lw, lsum, ew, esum float64
+	var lw, lsum, msum, ew, esum float64
+	meanKnown := true
 	for _, r := range g.Replicas {
 		w := 1.0 // every count unknown or zero: replicas weigh alike
 		if most > 0 {
@@ -139,6 +142,8 @@ func groupHealthInputs(g traffic.Group, busy float64) (p95, p95Rate, errRate flo
 		}
 		if u := r.CPU / r.Limit(); !math.IsNaN(r.LatencyP95) && !(u >= busy) {
 			lsum += w * health.LoadFree(r.LatencyP95, u)
+			msum += w * health.LoadFree(r.LatencyMean, u)
+			meanKnown = meanKnown && r.LatencyMean > 0
 			lw += w
 			if r.Requests > 0 {
 				p95Rate += r.Requests
@@ -149,14 +154,17 @@ func groupHealthInputs(g traffic.Group, busy float64) (p95, p95Rate, errRate flo
 			ew += w
 		}
 	}
-	p95, errRate = math.NaN(), math.NaN()
+	p95, mean, errRate = math.NaN(), math.NaN(), math.NaN()
 	if lw > 0 {
 		p95 = lsum / lw
+		if meanKnown {
+			mean = msum / lw
+		}
 	}
 	if ew > 0 {
 		errRate = esum / ew
 	}
-	return p95, p95Rate, errRate
+	return p95, mean, p95Rate, errRate
 }
 
 // peerMedians is, for each value, the median of the finite values other

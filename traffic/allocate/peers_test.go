@@ -57,16 +57,21 @@ func TestPeerMediansMatchesLeavingEachOut(t *testing.T) {
 
 // A group's latency and error rate are its replicas' weighted by the
 // requests they served, an unknown count as one request; a count near the
-// largest float weighs the most without overflowing the sums.
+// largest float weighs the most without overflowing the sums. Its mean
+// latency is over the same requests, unknown where a replica with a p95
+// has none.
 func TestGroupHealthInputsWeighByRequests(t *testing.T) {
 	g := traffic.Group{Node: "n", Replicas: []traffic.Replica{
-		{Name: "a", Requests: 30, LatencyP95: 10, ErrorRate: 0},
-		{Name: "b", Requests: 10, LatencyP95: 50, ErrorRate: 0.4},
-		{Name: "c", Requests: math.NaN(), LatencyP95: 90, ErrorRate: 0},
+		{Name: "a", Requests: 30, LatencyP95: 10, LatencyMean: 4, ErrorRate: 0},
+		{Name: "b", Requests: 10, LatencyP95: 50, LatencyMean: 20, ErrorRate: 0.4},
+		{Name: "c", Requests: math.NaN(), LatencyP95: 90, LatencyMean: 30, ErrorRate: 0},
 	}}
-	p95, p95Rate, errRate := groupHealthInputs(g, 0.5)
+	p95, mean, p95Rate, errRate := groupHealthInputs(g, 0.5)
 	if want := (30*10 + 10*50 + 90.0) / 41; math.Abs(p95-want) > 1e-12 {
 		t.Errorf("p95 %v, want %v", p95, want)
+	}
+	if want := (30*4 + 10*20 + 30.0) / 41; math.Abs(mean-want) > 1e-12 {
+		t.Errorf("mean %v, want %v", mean, want)
 	}
 	if p95Rate != 40 {
 		t.Errorf("the p95 is over %v requests per second, want the 40 counted", p95Rate)
@@ -74,8 +79,12 @@ func TestGroupHealthInputsWeighByRequests(t *testing.T) {
 	if want := 10 * 0.4 / 41; math.Abs(errRate-want) > 1e-12 {
 		t.Errorf("error rate %v, want %v", errRate, want)
 	}
+	g.Replicas[2].LatencyMean = math.NaN()
+	if _, mean, _, _ = groupHealthInputs(g, 0.5); !math.IsNaN(mean) {
+		t.Errorf("a replica without a mean: group mean %v, want unknown (NaN)", mean)
+	}
 	g.Replicas[0].Requests = math.MaxFloat64
-	if p95, _, errRate = groupHealthInputs(g, 0.5); math.Abs(p95-10) > 1e-9 || math.Abs(errRate) > 1e-9 {
+	if p95, _, _, errRate = groupHealthInputs(g, 0.5); math.Abs(p95-10) > 1e-9 || math.Abs(errRate) > 1e-9 {
 		t.Errorf("with a count of MaxFloat64: p95 %v, error rate %v; want replica a's 10 and 0", p95, errRate)
 	}
 }
@@ -88,7 +97,7 @@ func TestGroupHealthInputsLeaveBusyPodsLatencyOut(t *testing.T) {
 		{Name: "draining", CPU: 0.63, CPULimit: 1, Requests: 20, LatencyP95: 11000, ErrorRate: 0.1},
 		{Name: "new", CPU: 0.24, CPULimit: 1, Requests: 20, LatencyP95: 40, ErrorRate: 0},
 	}}
-	p95, p95Rate, errRate := groupHealthInputs(g, 0.5)
+	p95, _, p95Rate, errRate := groupHealthInputs(g, 0.5)
 	if p95Rate != 20 {
 		t.Errorf("the p95 is over %v requests per second, want the idle pod's 20", p95Rate)
 	}
@@ -96,7 +105,7 @@ func TestGroupHealthInputsLeaveBusyPodsLatencyOut(t *testing.T) {
 		t.Errorf("p95 %v, error rate %v; want the idle pod's 40 ms load-free (%v), and both pods' errors (0.05)", p95, errRate, want)
 	}
 	g.Replicas[1].CPU = 0.9
-	if p95, _, _ := groupHealthInputs(g, 0.5); !math.IsNaN(p95) {
+	if p95, _, _, _ := groupHealthInputs(g, 0.5); !math.IsNaN(p95) {
 		t.Errorf("every pod busy: p95 %v, want none (NaN)", p95)
 	}
 }

@@ -23,6 +23,9 @@ type Queries struct {
 	Errors string
 	// p95 latency per pod in milliseconds; labels namespace, pod.
 	Latency string
+	// Mean latency per pod in milliseconds over the same requests; labels
+	// namespace, pod. Empty: not read.
+	LatencyMean string
 	// Request rate per caller and callee workload; labels
 	// source_workload_namespace, source_workload,
 	// destination_workload_namespace, destination_workload.
@@ -58,8 +61,11 @@ func DefaultQueries() Queries {
 		Requests: `sum by (namespace, pod) (irate(istio_requests_total{reporter="destination"}[1m]))`,
 		Errors:   `sum by (namespace, pod) (irate(istio_requests_total{reporter="destination",response_code=~"5.."}[1m]))`,
 		Latency:  `histogram_quantile(0.95, sum by (namespace, pod, le) (irate(istio_request_duration_milliseconds_bucket{reporter="destination"}[1m])))`,
-		Calls:    `sum by (source_workload_namespace, source_workload, destination_workload_namespace, destination_workload) (irate(istio_requests_total{reporter="source"}[1m]))`,
-		Delay:    `avg by (source_node, target_node) (probe_duration_seconds{job="artt-node-probe"}) * 1000 / 2`,
+		// The histogram's sum over its count: the mean, exact where a p95
+		// over a few requests is interpolated inside a bucket.
+		LatencyMean: `sum by (namespace, pod) (irate(istio_request_duration_milliseconds_sum{reporter="destination"}[1m])) / sum by (namespace, pod) (irate(istio_request_duration_milliseconds_count{reporter="destination"}[1m]))`,
+		Calls:       `sum by (source_workload_namespace, source_workload, destination_workload_namespace, destination_workload) (irate(istio_requests_total{reporter="source"}[1m]))`,
+		Delay:       `avg by (source_node, target_node) (probe_duration_seconds{job="artt-node-probe"}) * 1000 / 2`,
 		// cAdvisor exports each container's cgroup CPU pressure on cgroup
 		// v2 nodes and its throttled periods wherever it has a CPU limit;
 		// both are summed over the containers the CPU query sums.
@@ -73,7 +79,7 @@ func DefaultQueries() Queries {
 
 // RecordedQueries read the series deploy/monitoring/recording-rules.yaml
 // records, each from its DefaultQueries expression: on a large cluster a
-// collection then reads eight recorded vectors instead of evaluating eight
+// collection then reads nine recorded vectors instead of evaluating nine
 // queries over every pod's series.
 func RecordedQueries() Queries {
 	return Queries{
@@ -81,6 +87,7 @@ func RecordedQueries() Queries {
 		Requests:     "artt:pod_requests:irate1m",
 		Errors:       "artt:pod_errors:irate1m",
 		Latency:      "artt:pod_latency_p95_milliseconds:irate1m",
+		LatencyMean:  "artt:pod_latency_mean_milliseconds:irate1m",
 		Calls:        "artt:workload_calls:irate1m",
 		Delay:        "artt:node_delay_milliseconds:avg",
 		CPUWaiting:   "artt:pod_cpu_waiting_seconds:irate1m",
@@ -102,6 +109,7 @@ type workloadKey struct{ namespace, name string }
 type Measurements struct {
 	At                             time.Time
 	CPU, Requests, Errors, Latency map[podKey]float64
+	LatencyMean                    map[podKey]float64
 	CPUWaiting, CPUThrottled       map[podKey]float64
 	CPUPeriod                      map[podKey]float64 // seconds
 	Calls                          map[[2]workloadKey]float64
@@ -154,6 +162,7 @@ func (c Collector) Collect(ctx context.Context, now time.Time) (*Measurements, e
 		}},
 	}
 	for _, j := range []job{
+		{"latency-mean", c.Queries.LatencyMean, podLabels, pods(&m.LatencyMean)},
 		{"cpu-waiting", c.Queries.CPUWaiting, podLabels, pods(&m.CPUWaiting)},
 		{"cpu-throttled", c.Queries.CPUThrottled, podLabels, pods(&m.CPUThrottled)},
 		{"cpu-period", c.Queries.CPUPeriod, podLabels, pods(&m.CPUPeriod)},

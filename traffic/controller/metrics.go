@@ -27,8 +27,8 @@ type telemetry struct {
 	// state for; resumed the components a new leader took over.
 	tracked *prometheus.GaugeVec
 	resumed *prometheus.GaugeVec
-	// signalMissing counts, per optional signal, the pods measured
-	// without it.
+	// signalMissing counts, per optional signal, the pods that should
+	// have it and were measured without it.
 	signalMissing *prometheus.GaugeVec
 }
 
@@ -103,7 +103,7 @@ func newTelemetry(reg prometheus.Registerer) *telemetry {
 		}, []string{"result"}),
 		signalMissing: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "artt_traffic", Name: "signal_missing_pods",
-			Help: "Pods whose CPU was measured at the last collection but that have no series of an optional signal (cpu_pressure: cgroup v2 PSI; cpu_throttling: a CPU limit's throttled periods); they are judged without it.",
+			Help: "Pods measured at the last collection without the series of an optional signal (cpu_pressure: cgroup v2 PSI; cpu_throttling: a CPU limit's throttled periods; cpu_period: the quota's period; each counted among the pods whose CPU was measured; latency_mean: the latency histogram's sum and count, among the pods with a p95); they are judged without it.",
 		}, []string{"signal"}),
 	}
 	reg.MustRegister(t.signalMissing, t.componentErrs, t.share, t.health, t.envoy, t.writes, t.topologyWrites, t.collectErrs, t.allocErrs, t.cycle, t.phase, t.reaction, t.lastCollect, t.promUp, t.protections, t.tracked, t.resumed)

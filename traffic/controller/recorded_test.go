@@ -24,7 +24,7 @@ func TestRecordingRulesRecordTheDefaultQueries(t *testing.T) {
 	}
 	d, r := DefaultQueries(), RecordedQueries()
 	var want []monitoring.Recording
-	for _, q := range [][2]string{{r.CPU, d.CPU}, {r.Requests, d.Requests}, {r.Errors, d.Errors}, {r.Latency, d.Latency}, {r.Calls, d.Calls}, {r.Delay, d.Delay}, {r.CPUWaiting, d.CPUWaiting}, {r.CPUThrottled, d.CPUThrottled}} {
+	for _, q := range [][2]string{{r.CPU, d.CPU}, {r.Requests, d.Requests}, {r.Errors, d.Errors}, {r.Latency, d.Latency}, {r.LatencyMean, d.LatencyMean}, {r.Calls, d.Calls}, {r.Delay, d.Delay}, {r.CPUWaiting, d.CPUWaiting}, {r.CPUThrottled, d.CPUThrottled}} {
 		want = append(want, monitoring.Recording{Record: q[0], Expr: q[1]})
 	}
 	if len(rules) != len(want) {
@@ -40,7 +40,7 @@ func TestRecordingRulesRecordTheDefaultQueries(t *testing.T) {
 // A collection through RecordedQueries, on a real Prometheus evaluating
 // the shipped rules, reads what a collection through the queries reads at
 // the instant of the rules' last evaluation:
-// every pod's CPU, requests, errors and p95 latency, the calls and the
+// every pod's CPU, requests, errors, p95 and mean latency, the calls and the
 // delays. The probe job is left out of both sides, as testQueries does.
 func TestRecordedCollectionMatchesQueries(t *testing.T) {
 	if _, err := promtest.Binary(); err != nil {
@@ -56,6 +56,7 @@ func TestRecordedCollectionMatchesQueries(t *testing.T) {
 	file = strings.ReplaceAll(file, `{job="artt-node-probe"}`, "")
 	file = strings.ReplaceAll(file, "interval: 15s", "interval: 1s")
 	series := clusterSeries(map[string]float64{"shop/backend-n2": 2}, "shop")
+	meanMs := func(i int) float64 { return 12.5 * float64(i+1) }
 	for i, n := range testNodes {
 		id := fmt.Sprintf(`reporter="destination",namespace="shop",pod="backend-%s"`, n)
 		rps := 50.0
@@ -64,6 +65,8 @@ func TestRecordedCollectionMatchesQueries(t *testing.T) {
 			promtest.Series{Name: "istio_request_duration_milliseconds_bucket", Labels: id + `,le="10"`, Rate: 0.5 * rps},
 			promtest.Series{Name: "istio_request_duration_milliseconds_bucket", Labels: id + `,le="50"`, Rate: (0.9 + 0.02*float64(i)) * rps},
 			promtest.Series{Name: "istio_request_duration_milliseconds_bucket", Labels: id + `,le="+Inf"`, Rate: rps},
+			promtest.Series{Name: "istio_request_duration_milliseconds_sum", Labels: id, Rate: rps * meanMs(i)},
+			promtest.Series{Name: "istio_request_duration_milliseconds_count", Labels: id, Rate: rps},
 		)
 	}
 	prom, stop, err := promtest.StartWithExporter(t.TempDir(), promtest.NewExporter(series), time.Second, "istio_request_duration_milliseconds_bucket", 1)
@@ -113,6 +116,12 @@ func TestRecordedCollectionMatchesQueries(t *testing.T) {
 	pods("requests", byQuery.Requests, byRecord.Requests, 2*len(testNodes))
 	pods("errors", byQuery.Errors, byRecord.Errors, len(testNodes))
 	pods("latency", byQuery.Latency, byRecord.Latency, len(testNodes))
+	pods("latency-mean", byQuery.LatencyMean, byRecord.LatencyMean, len(testNodes))
+	for i, n := range testNodes {
+		if got := byQuery.LatencyMean[podKey{"shop", "backend-" + n}]; !near(got, meanMs(i)) {
+			t.Errorf("mean latency of backend-%s %v ms, want the histogram's sum over its count, %v", n, got, meanMs(i))
+		}
+	}
 	if len(byQuery.Calls) != 1 || len(byRecord.Calls) != 1 {
 		t.Errorf("calls: %v by query, %v recorded", byQuery.Calls, byRecord.Calls)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"io"
 	"log/slog"
 	"math"
 	"strings"
@@ -116,5 +117,20 @@ func TestAMissingSignalIsCountedAndLoggedOnce(t *testing.T) {
 	c.reportMissingSignals(every)
 	if n := strings.Count(logs.String(), "present for every pod again"); n != 1 || testutil.ToFloat64(c.tel.signalMissing.WithLabelValues("cpu_pressure")) != 0 {
 		t.Errorf("after it came back: %d lines saying so, gauge %v; want 1 and 0:\n%s", n, testutil.ToFloat64(c.tel.signalMissing.WithLabelValues("cpu_pressure")), logs.String())
+	}
+}
+
+// The mean latency is missing only for a pod that has a p95 and no mean:
+// a pod that served nothing has neither, and is not counted.
+func TestAMissingMeanLatencyIsCountedOnlyWhereAP95Is(t *testing.T) {
+	c := &Controller{tel: newTelemetry(prometheus.NewRegistry()), log: slog.New(slog.NewTextHandler(io.Discard, nil)), missingSignals: map[string]int{}}
+	served, dropped, idle := podKey{"shop", "a"}, podKey{"shop", "b"}, podKey{"shop", "c"}
+	c.reportMissingSignals(&Measurements{
+		CPU:         map[podKey]float64{served: 0.2, dropped: 0.3, idle: 0.01},
+		Latency:     map[podKey]float64{served: 40, dropped: 55},
+		LatencyMean: map[podKey]float64{served: 12},
+	})
+	if got := testutil.ToFloat64(c.tel.signalMissing.WithLabelValues("latency_mean")); got != 1 {
+		t.Errorf("latency_mean missing for %v pods, want 1 (the pod with a p95 and no mean)", got)
 	}
 }

@@ -236,7 +236,7 @@ func addReplicas(s *traffic.Snapshot, c apiState, m *Measurements, nodeNames map
 			s.Replicas = append(s.Replicas, traffic.Replica{
 				Name: p.Namespace + "/" + p.Name, Component: name, Node: p.Spec.NodeName, Ready: podReady(*p),
 				CPU: valueOr(m.CPU, k, math.NaN()), CPULimit: cpuLimit(*p), Requests: req,
-				LatencyP95: valueOr(m.Latency, k, math.NaN()), ErrorRate: errRate,
+				LatencyP95: valueOr(m.Latency, k, math.NaN()), LatencyMean: valueOr(m.LatencyMean, k, math.NaN()), ErrorRate: errRate,
 				CPUWaiting: valueOr(m.CPUWaiting, k, math.NaN()), ThrottledPeriods: throttledPeriods(m, k, cpuLimit(*p)),
 				CFSPeriod: cfsPeriod(m, k),
 			})

@@ -112,6 +112,16 @@
 // mean of the readings' (a sample p95's bias is a few percent at 30
 // requests), so a quiet group is not cut on one reading of a few dozen
 // requests.
+// A group cut for its latency is watched for its recovery by the same
+// test (refutedRatio), on each reading's load-free mean latency
+// (Observation.MeanMs, the histogram's sum over its count) against the
+// judged pool's mean and that mean over the judged ratio, with its own
+// bar: ln(MinLatencyRequests ÷ ε) for ε the chance that a healthy pool
+// reads past DegradedLatencyFactor, 12.5 for the defaults (about 30
+// requests after the recovery of a group judged three times slower). A
+// full latency pool past the bar waits while that test weighs a run, and
+// the pool starts afresh when it sets the ratio aside. A group whose
+// readings carry no mean waits for its next full pool.
 //
 // The baseline is the first pooled p95, then an EWMA (BaselineAlpha 0.05)
 // of the pooled p95s while Healthy and within DegradedLatencyFactor of the

@@ -10,31 +10,46 @@ import (
 // How a group's readings become evidence: pooled to enough requests to
 // judge (latency and cost), and said in words for the operator (evidence).
 
-// latencyRatio pools the interval's load-free p95 over its n requests and,
-// once the pool holds MinLatencyRequests, judges the pooled p95: it seeds
-// the baseline, and after that is read against the baseline or the peers'
-// median p95 where that is higher. Between judgements each reading
-// carries the last judged ratio. An interval without latency (busy, or
-// not measured) is no latency evidence. judgedP95 is the p95 judged this
-// interval, NaN when none was.
-func (t *Tracker) latencyRatio(g *group, p95Ms, peerP95Ms, n float64) (ratio float64, known bool, judgedP95 float64) {
+// latencyRatio pools the interval's load-free p95 (and mean) over its n
+// requests and, once the pool holds MinLatencyRequests, judges the pooled
+// p95: it seeds the baseline, and after that is read against the baseline
+// or the peers' median p95 where that is higher. Between judgements each
+// reading carries the last judged ratio, unless the readings since the
+// group recovered refute it (refutedRatio), and a full pool past the bar
+// waits while that test weighs its newest requests (latencyPoolWaits). An
+// interval without latency (busy, or not measured) is no latency
+// evidence. judgedP95 is the p95 judged this interval, NaN when none was.
+func (t *Tracker) latencyRatio(g *group, p95Ms, meanMs, peerP95Ms, n float64) (ratio float64, known bool, judgedP95 float64) {
 	if !(p95Ms >= 0 && n > 0) {
 		return 1, false, math.NaN()
 	}
 	g.latency.add(p95Ms, n)
-	p95, _, full := g.latency.take(t.cfg.MinLatencyRequests)
-	if !full {
-		return g.ratio, g.latencyJudged, math.NaN()
+	if meanMs > 0 {
+		g.latencyMean.add(meanMs, n)
 	}
-	if math.IsNaN(g.baseline) {
-		g.baseline = p95
-		return g.ratio, g.latencyJudged, math.NaN()
+	if ratio, refuted := t.refutedRatio(g, meanMs, n); refuted {
+		g.ratio = ratio
 	}
 	ref := g.baseline
 	if peerP95Ms > ref { // a NaN peer median is no reference
 		ref = peerP95Ms
 	}
-	g.ratio, g.latencyJudged = p95/ref, true
+	pending := g.latency
+	p95, _, full := pending.take(t.cfg.MinLatencyRequests)
+	if !full || t.latencyPoolWaits(g, p95, ref) {
+		return g.ratio, g.latencyJudged, math.NaN()
+	}
+	g.latency = pending
+	held := 0.0 // unknown: no reading had a mean
+	if g.latencyMean.requests > 0 {
+		held, _, _ = g.latencyMean.take(0)
+	}
+	g.latencyMean = pool{}
+	if math.IsNaN(g.baseline) {
+		g.baseline = p95
+		return g.ratio, g.latencyJudged, math.NaN()
+	}
+	g.ratio, g.latencyJudged, g.heldLatencyMs, g.latencyRecovery = p95/ref, true, held, recovery{}
 	return g.ratio, true, p95
 }
 

@@ -83,8 +83,10 @@ type Tracker struct {
 	cfg    Config
 	groups map[string]*group
 	// recoveryEvidence is the log-likelihood ratio at which the readings
-	// after a held slowdown set it aside (refutedSlowdown).
-	recoveryEvidence float64
+	// after a held slowdown set it aside (refutedSlowdown);
+	// latencyRecoveryEvidence the same for a held latency ratio
+	// (refutedRatio).
+	recoveryEvidence, latencyRecoveryEvidence float64
 }
 
 type group struct {
@@ -115,11 +117,17 @@ type group struct {
 	// (MinCostRequests).
 	cost pool
 	// latency gathers the load-free p95 of the intervals not judged yet
-	// (MinLatencyRequests); ratio is the last judged p95 against the
-	// reference, latencyJudged says there was one.
-	latency       pool
-	ratio         float64
-	latencyJudged bool
+	// (MinLatencyRequests), and latencyMean their load-free mean; ratio is
+	// the last judged p95 against the reference, latencyJudged says there
+	// was one.
+	latency, latencyMean pool
+	ratio                float64
+	latencyJudged        bool
+	// heldLatencyMs is the load-free mean latency of the pool behind
+	// ratio (0 when unknown), what the readings after it are tested
+	// against (refutedRatio); latencyRecovery is that test's state.
+	heldLatencyMs   float64
+	latencyRecovery recovery
 	// restoreFrom is the weight the group had when it turned Healthy again,
 	// at healthyAt; its weight climbs back from there.
 	restoreFrom float64
@@ -147,7 +155,8 @@ func (t *Tracker) CFSPeriod() time.Duration { return t.cfg.CFSPeriod }
 
 // New returns an empty tracker.
 func New(cfg Config) *Tracker {
-	return &Tracker{cfg: cfg, groups: make(map[string]*group), recoveryEvidence: recoveryEvidence(cfg)}
+	return &Tracker{cfg: cfg, groups: make(map[string]*group),
+		recoveryEvidence: recoveryEvidence(cfg), latencyRecoveryEvidence: latencyRecoveryEvidence(cfg)}
 }
 
 // Observation is one interval's measurements of a group and of its peers
@@ -164,6 +173,9 @@ type Observation struct {
 	// measured over: with the time since the last observation, how many
 	// requests the reading holds. P95Rate is the same for P95Ms.
 	CostRate, P95Rate float64
+	// MeanMs is the mean latency over the requests P95Ms was read on
+	// (NaN or 0 when unknown: no request takes no time).
+	MeanMs float64
 	// CPUStretch is how much longer the group's CPU work took in wall
 	// time than its own limits explain (traffic.Group.CPUStretch), NaN
 	// when unknown or no evidence (its node busy with its own pods);
@@ -177,7 +189,7 @@ type Observation struct {
 // good; nothing measured is infinite, so infinity can only be a broken
 // sample or an overflow upstream.
 func (o Observation) finite() Observation {
-	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange, &o.CostRate, &o.P95Rate, &o.CPUStretch, &o.PeerCPUStretch} {
+	for _, v := range []*float64{&o.P95Ms, &o.ErrorRate, &o.PeerP95Ms, &o.PeerErrorRate, &o.Utilization, &o.CostPerRequest, &o.PeerCostChange, &o.CostRate, &o.P95Rate, &o.MeanMs, &o.CPUStretch, &o.PeerCPUStretch} {
 		if math.IsInf(*v, 0) {
 			*v = math.NaN()
 		}
@@ -225,7 +237,7 @@ func (t *Tracker) Observe(key string, at time.Time, o Observation) Status {
 	starved, starvedKnown := starvation(o)
 	g.holdStarved(starved)
 	slow *= starved
-	ratio, latencyKnown, judgedP95 := t.latencyRatio(g, p95Ms, o.PeerP95Ms, o.P95Rate*interval.Seconds())
+	ratio, latencyKnown, judgedP95 := t.latencyRatio(g, p95Ms, o.MeanMs, o.PeerP95Ms, o.P95Rate*interval.Seconds())
 	errKnown := errorRate >= 0
 	if !errKnown {
 		errorRate = 0

@@ -51,6 +51,18 @@ type Record struct {
 	Ratio             float64 `json:"ratio,omitempty"`
 	PooledP95         float64 `json:"pooledP95,omitempty"`
 	PooledP95Requests float64 `json:"pooledP95Requests,omitempty"`
+	// PooledMeanMs (Σ mean ms × requests) and PooledMeanRequests are the
+	// same pool's mean latency; HeldLatencyMs is the mean of the pool
+	// Ratio was judged on, and LatencyRecoveryEvidence,
+	// LatencyRecoveryMs and LatencyRecoveryRequests the state of the test
+	// that may set Ratio aside before the next pool (a record without
+	// them waits for that pool).
+	PooledMeanMs            float64 `json:"pooledMeanMs,omitempty"`
+	PooledMeanRequests      float64 `json:"pooledMeanRequests,omitempty"`
+	HeldLatencyMs           float64 `json:"heldLatencyMs,omitempty"`
+	LatencyRecoveryEvidence float64 `json:"latencyRecoveryEvidence,omitempty"`
+	LatencyRecoveryMs       float64 `json:"latencyRecoveryMs,omitempty"`
+	LatencyRecoveryRequests float64 `json:"latencyRecoveryRequests,omitempty"`
 	// Starved is the group's last CPU stretch against its peers'; a
 	// record without it (an older leader's) starts neutral, at 1.
 	Starved float64 `json:"starved,omitempty"`
@@ -104,6 +116,8 @@ func (t *Tracker) Record(key string) (Record, bool) {
 		Judged: g.judged, PooledCPU: g.cost.sum, PooledRequests: g.cost.requests, HeldCost: g.heldCost, HeldRequests: g.heldRequests,
 		RecoveryEvidence: g.recovery.evidence, RecoveryCPU: g.recovery.since.sum, RecoveryRequests: g.recovery.since.requests, Observed: g.observed,
 		LatencyJudged: g.latencyJudged, Ratio: g.ratio, PooledP95: g.latency.sum, PooledP95Requests: g.latency.requests,
+		PooledMeanMs: g.latencyMean.sum, PooledMeanRequests: g.latencyMean.requests, HeldLatencyMs: g.heldLatencyMs,
+		LatencyRecoveryEvidence: g.latencyRecovery.evidence, LatencyRecoveryMs: g.latencyRecovery.since.sum, LatencyRecoveryRequests: g.latencyRecovery.since.requests,
 		RestoreFrom: g.restoreFrom, HealthyAt: g.healthyAt, Why: g.why, Erring: g.erring,
 	}, true
 }
@@ -124,6 +138,8 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		{"pooledCPU", r.PooledCPU, 0, math.MaxFloat64}, {"pooledRequests", r.PooledRequests, 0, math.MaxFloat64}, {"heldCost", r.HeldCost, 0, math.MaxFloat64}, {"heldRequests", r.HeldRequests, 0, math.MaxFloat64},
 		{"recoveryEvidence", r.RecoveryEvidence, 0, math.MaxFloat64}, {"recoveryCPU", r.RecoveryCPU, 0, math.MaxFloat64}, {"recoveryRequests", r.RecoveryRequests, 0, math.MaxFloat64},
 		{"ratio", r.Ratio, 0, math.MaxFloat64}, {"pooledP95", r.PooledP95, 0, math.MaxFloat64}, {"pooledP95Requests", r.PooledP95Requests, 0, math.MaxFloat64},
+		{"pooledMeanMs", r.PooledMeanMs, 0, math.MaxFloat64}, {"pooledMeanRequests", r.PooledMeanRequests, 0, math.MaxFloat64}, {"heldLatencyMs", r.HeldLatencyMs, 0, math.MaxFloat64},
+		{"latencyRecoveryEvidence", r.LatencyRecoveryEvidence, 0, math.MaxFloat64}, {"latencyRecoveryMs", r.LatencyRecoveryMs, 0, math.MaxFloat64}, {"latencyRecoveryRequests", r.LatencyRecoveryRequests, 0, math.MaxFloat64},
 		{"starved", r.Starved, 0, math.MaxFloat64}} {
 		if !(f.v >= f.lo && f.v <= f.hi) {
 			return fmt.Errorf("%s = %v: want a number in [%g, %g]", f.name, f.v, f.lo, f.hi)
@@ -149,7 +165,9 @@ func (t *Tracker) Restore(key string, r Record, seen time.Time) error {
 		judged: r.Judged, cost: pool{sum: r.PooledCPU, requests: r.PooledRequests}, heldCost: r.HeldCost, heldRequests: r.HeldRequests,
 		recovery: recovery{evidence: r.RecoveryEvidence, since: pool{sum: r.RecoveryCPU, requests: r.RecoveryRequests}}, observed: r.Observed,
 		latencyJudged: r.LatencyJudged, ratio: ratio, latency: pool{sum: r.PooledP95, requests: r.PooledP95Requests},
-		restoreFrom: r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why, erring: r.Erring,
+		latencyMean: pool{sum: r.PooledMeanMs, requests: r.PooledMeanRequests}, heldLatencyMs: r.HeldLatencyMs,
+		latencyRecovery: recovery{evidence: r.LatencyRecoveryEvidence, since: pool{sum: r.LatencyRecoveryMs, requests: r.LatencyRecoveryRequests}},
+		restoreFrom:     r.RestoreFrom, healthyAt: r.HealthyAt, why: r.Why, erring: r.Erring,
 	}
 	if g.observed.IsZero() {
 		g.observed = seen // an older leader's record

@@ -95,6 +95,7 @@ func TestRestoreRefusesRecordsNoTrackerWrites(t *testing.T) {
 		{"unknown state", func(r *Record) { r.State = "Sick" }, `state = "Sick"`},
 		{"score above 1", func(r *Record) { r.Score = 3 }, "score = 3"},
 		{"negative slowdown", func(r *Record) { r.Slow = -1 }, "slow = -1"},
+		{"NaN held latency", func(r *Record) { r.HeldLatencyMs = math.NaN() }, "heldLatencyMs = NaN"},
 		{"zero cost baseline", func(r *Record) { r.CostBaseline = 0 }, "costBaseline = 0"},
 		{"infinite latency baseline", func(r *Record) { r.BaselineMs = Number(math.Inf(1)) }, "baselineMs = +Inf"},
 	} {

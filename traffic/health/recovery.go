@@ -58,6 +58,20 @@ func (t *Tracker) poolWaits(g *group, cost, ref float64) bool {
 	return g.recovery.open() && cost > t.cfg.DegradedCostFactor*ref
 }
 
+// fold adds one reading, the mean over n requests, to the test of "as
+// held" against "as usual" (held and usual, the per-request means each
+// regime gives). It restarts the test when the evidence favours the held
+// regime, and says whether the evidence reached h.
+func (r *recovery) fold(held, usual, reading, n, h float64) (passed bool) {
+	r.evidence += n*math.Log(held/usual) - reading*n*(1/usual-1/held)
+	r.since.add(reading, n)
+	if r.evidence <= 0 {
+		*r = recovery{}
+		return false
+	}
+	return r.evidence >= h
+}
+
 // refutedSlowdown folds one cost reading over n requests into the group's
 // test while its held slowdown alone keeps it cut (the test restarts
 // otherwise). When the test refutes the held judgement it returns the
@@ -72,13 +86,7 @@ func (t *Tracker) refutedSlowdown(g *group, ref, cost, n float64) (slow float64,
 		g.recovery = recovery{}
 		return 0, false
 	}
-	g.recovery.evidence += n*math.Log(held/ref) - cost*n*(1/ref-1/held)
-	g.recovery.since.add(cost, n)
-	if g.recovery.evidence <= 0 {
-		g.recovery = recovery{}
-		return 0, false
-	}
-	if g.recovery.evidence < t.recoveryEvidence {
+	if !g.recovery.fold(held, ref, cost, n, t.recoveryEvidence) {
 		return 0, false
 	}
 	// The pool's requests before the run are the refuted regime's: the
