@@ -82,7 +82,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text")
 	queryFlags(fs, &f.queries)
-	recorded := fs.Bool("recording-rules", false, "read the series deploy/monitoring/recording-rules.yaml records instead of evaluating the eight queries at each collection (a query flag given explicitly still wins)")
+	recorded := fs.Bool("recording-rules", false, "read the series deploy/monitoring/recording-rules.yaml records instead of evaluating the nine queries at each collection (a query flag given explicitly still wins)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return f, err
