@@ -190,7 +190,7 @@ func EventsMarkdown(cs []Comparison) string {
 	}
 	var b strings.Builder
 	seeds := seedsHeading(cs)
-	b.WriteString("Each injected event: of the requests started in the minute after it, those lost (failed or timed out) and the P99 of the rest; and, where artt-traffic routed, the seconds until its tables sent the event's node at most 2/3 of what they sent it before:\n\n")
+	b.WriteString("Each injected event: of the requests started in the minute after it, those lost (failed or timed out) and the P99 of the rest; and, where artt-traffic routed, the seconds until the routing sent the event's node at most 2/3 of the share it sent it before (summed over the routed components: a table's rows averaged, the node's part of the pods where a component was left to least-request):\n\n")
 	fmt.Fprintf(&b, "| event | run | live lost | lab lost | lost, %s | live P99 ms | lab P99 ms | P99 ms, %s | live cut after s |\n", seeds, seeds)
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for e, ev := range cs[0].Live.AfterEvents {
