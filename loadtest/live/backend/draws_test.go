@@ -48,24 +48,21 @@ runs: [{routing: round-robin}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := lis.Addr().(*net.TCPAddr).Port
-	lis.Close()
+	ports := freePorts(t, 2)
+	port, metricsPort := ports[0], ports[1]
 	s, err := New(Config{Scenario: l.Scenario, Component: "w", Node: "n1", Namespace: "draws", Pod: "w-0",
-		IP: "127.0.0.1", Port: port, MetricsPort: port + 1, Limit: 1, Seed: 7})
+		IP: "127.0.0.1", Port: port, MetricsPort: metricsPort, Limit: 1, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = s.Serve(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	awaitListening(t, addr)
-	awaitListening(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1)))
+	awaitListening(t, addr, served)
+	awaitListening(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(metricsPort)), served)
 	conn, err := Dialer{Static: map[string][]string{"w": {addr}}}.Dial("w")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +70,7 @@ runs: [{routing: round-robin}]
 	defer conn.Close()
 	lab := workload.NewCallDraws(7)
 	comp := l.Scenario.Application.Components[0]
-	speedURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1)) + SpeedPath
+	speedURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(metricsPort)) + SpeedPath
 	for i, key := range []uint64{workload.RootKey(0), workload.RootKey(1), workload.ChildKey(workload.RootKey(0), 0), workload.RootKey(2)} {
 		speed := 0.5
 		if i == 3 {
@@ -101,9 +98,27 @@ runs: [{routing: round-robin}]
 	}
 }
 
+// freePorts returns n distinct ports free on loopback when it returns,
+// each held until all are found, so no two are the same.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lis.Close()
+		ports = append(ports, lis.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
 // awaitListening returns once addr accepts a connection: Serve binds in its
-// own goroutine, and a call before then fails without a retry.
-func awaitListening(t *testing.T, addr string) {
+// own goroutine, and a call before then fails without a retry. Serve's
+// return before then (a port taken since freePorts) fails the test with
+// its error.
+func awaitListening(t *testing.T, addr string, served <-chan error) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -111,6 +126,11 @@ func awaitListening(t *testing.T, addr string) {
 		if err == nil {
 			c.Close()
 			return
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("the server stopped before %s listened: %v", addr, err)
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s is not listening after 10 s: %v", addr, err)
