@@ -112,8 +112,8 @@ func (h healthPass) stretch(g traffic.Group) float64 {
 // groupHealthInputs aggregates a group's load-free p95 and mean latency
 // (each replica's with its own load taken out, health.LoadFree; the mean
 // unknown unless every replica with a p95 has one, so both are over the
-// same requests) and error rate, weighting replicas by the requests they served (equally when
-// unknown).
+// same requests) and error rate, weighting replicas by the requests they
+// served (equally when unknown).
 // The weights are taken relative to the largest count, so that a count
 // near the largest float does not overflow the sums (an infinite p95 then
 // reached the health tracker). A replica whose CPU utilisation was at
