@@ -16,7 +16,7 @@ import (
 // or the peers' median p95 where that is higher. Between judgements each
 // reading carries the last judged ratio, unless the readings since the
 // group recovered refute it (refutedRatio), and a full pool past the bar
-// waits while that test weighs its newest requests (latencyPoolWaits). An
+// waits while that test weighs its newest requests (recovery.poolWaits). An
 // interval without latency (busy, or not measured) is no latency
 // evidence. judgedP95 is the p95 judged this interval, NaN when none was.
 func (t *Tracker) latencyRatio(g *group, p95Ms, meanMs, peerP95Ms, n float64) (ratio float64, known bool, judgedP95 float64) {
@@ -36,15 +36,11 @@ func (t *Tracker) latencyRatio(g *group, p95Ms, meanMs, peerP95Ms, n float64) (r
 	}
 	pending := g.latency
 	p95, _, full := pending.take(t.cfg.MinLatencyRequests)
-	if !full || t.latencyPoolWaits(g, p95, ref) {
+	if !full || g.latencyRecovery.poolWaits(p95, t.cfg.DegradedLatencyFactor*ref) {
 		return g.ratio, g.latencyJudged, math.NaN()
 	}
 	g.latency = pending
-	held := 0.0 // unknown: no reading had a mean
-	if g.latencyMean.requests > 0 {
-		held, _, _ = g.latencyMean.take(0)
-	}
-	g.latencyMean = pool{}
+	held, _, _ := g.latencyMean.take(math.SmallestNonzeroFloat64) // 0: no reading had a mean
 	if math.IsNaN(g.baseline) {
 		g.baseline = p95
 		return g.ratio, g.latencyJudged, math.NaN()
@@ -60,8 +56,8 @@ func (t *Tracker) latencyRatio(g *group, p95Ms, meanMs, peerP95Ms, n float64) (r
 // fault), and moves the baseline on by its half-life. Between judgements
 // each reading carries the last judged slowdown, unless the readings since
 // the group recovered refute it (refutedSlowdown), and a full pool past
-// the bar waits while the test weighs its newest requests (poolWaits);
-// known is false until the first judgement (which follows the pool that
+// the bar waits while the test weighs its newest requests
+// (recovery.poolWaits); known is false until the first judgement (which follows the pool that
 // seeded the baseline), and for an interval without a reading: a group
 // that gets no traffic (an Unhealthy one) gives no evidence, and is let
 // back to Degraded after RecoverAfter to be probed.
@@ -83,7 +79,7 @@ func (t *Tracker) costSlowdown(g *group, at time.Time, o Observation, interval t
 	if !full {
 		return g.slow, g.judged
 	}
-	if t.poolWaits(g, cost, ref) {
+	if g.recovery.poolWaits(cost, t.cfg.DegradedCostFactor*ref) {
 		return g.slow, g.judged
 	}
 	g.cost = pending

@@ -34,13 +34,6 @@ func latencyRecoveryEvidence(cfg Config) float64 {
 	return math.Log(n) - math.Log(0.5*math.Erfc(z/math.Sqrt2))
 }
 
-// latencyPoolWaits says a full latency pool of the given p95 waits for
-// the test, as a cost pool does (poolWaits): past the bar against ref,
-// while the test has a run under way.
-func (t *Tracker) latencyPoolWaits(g *group, p95, ref float64) bool {
-	return g.latencyRecovery.open() && p95 > t.cfg.DegradedLatencyFactor*ref
-}
-
 // refutedRatio folds one load-free mean latency over n requests into the
 // group's test while its held ratio keeps it past the bar (the test
 // restarts otherwise; a reading without a mean is no evidence and leaves

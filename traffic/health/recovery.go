@@ -49,13 +49,13 @@ type recovery struct {
 // that favour the usual cost over the held one, not enough yet to pass.
 func (r recovery) open() bool { return r.since.requests > 0 }
 
-// poolWaits says a full pool of the given cost waits for the test: its
-// newest requests may be a recovery the test is still weighing, and judged
-// with the older ones they read as a mix of the two regimes, past the bar
-// and held until a full pool of the recovered group came. A pool under the
-// bar with them is recovered anyway, and is judged.
-func (t *Tracker) poolWaits(g *group, cost, ref float64) bool {
-	return g.recovery.open() && cost > t.cfg.DegradedCostFactor*ref
+// poolWaits says a full pool whose reading is past the bar waits for the
+// test: its newest requests may be a recovery the test is still weighing,
+// and judged with the older ones they read as a mix of the two regimes,
+// past the bar and held until a full pool of the recovered group came. A
+// pool under the bar with them is recovered anyway, and is judged.
+func (r recovery) poolWaits(reading, bar float64) bool {
+	return r.open() && reading > bar
 }
 
 // fold adds one reading, the mean over n requests, to the test of "as
