@@ -70,7 +70,7 @@ test-live:
 
 ## live: the live scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
 ## out/live; about 110 minutes); needs root
-LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step live-ramp live-nasa live-degradation
+LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step live-ramp live-nasa live-sessions live-degradation
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
 	hack/install-components.sh

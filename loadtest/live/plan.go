@@ -135,6 +135,8 @@ func refuseUnsupported(sc *scenario.Scenario) error {
 	switch {
 	case sc.Frontier != nil:
 		return refuse("frontier", "set", "autoscaling sweeps run in the lab")
+	case sc.Workload.History != nil:
+		return refuse("workload.history", "set", "the live Prometheus holds only what the run scraped; give a calendar whole periods of the run to learn from (as live-sessions does)")
 	case sc.Cluster.Ingress.Replicas != 1:
 		return refuse("cluster.ingress.replicas", sc.Cluster.Ingress.Replicas, "the load generator is one gateway; set replicas: 1 so the lab models the same")
 	case sc.Cluster.DataPlane != scenario.DataPlaneGRPC:
@@ -162,6 +164,8 @@ func refuseUnsupported(sc *scenario.Scenario) error {
 			return refuse("runs.placement", r.Placement, "pods are placed as the components' placement says")
 		case len(r.ScalerMetadata) > 0 && !Autoscaled(r):
 			return refuse("runs.scalerMetadata", r.Label(), "no autoscaler runs")
+		case sc.Workload.Type == "trace" && sc.TriggerMetadata(r, "", "")["normalization"] == "calendar":
+			return refuse("runs.scalerMetadata.normalization", "calendar", "a trace's earlier rows are the lab's history, and the live Prometheus holds only what the run scraped")
 		}
 	}
 	return nil

@@ -32,6 +32,7 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 		{"FCFS workers", "cpuPerRequest: 2ms,", "cpuPerRequest: 2ms, workers: 2,", "application.components.workers"},
 		{"no placement", "replicas: 3, placement: [n1, n2, n3]}", "replicas: 3}", "application.components.placement"},
 		{"too many cores", "{name: n1, cores: 0.3}", "{name: n1, cores: 1.5}", "cluster.nodes"},
+		{"a backfilled past", "timeout: 5s", "timeout: 5s\n  history: {period: 1m, periods: 2}", "workload.history"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			text := strings.Replace(string(base), c.from, c.to, 1)
@@ -49,7 +50,7 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"testdata/check.yaml", "testdata/slowdowns.yaml", "live-demo", "live-lata-chain", "live-lata-chain-16", "live-step", "live-degradation"} {
+	for _, name := range []string{"testdata/check.yaml", "testdata/slowdowns.yaml", "live-demo", "live-lata-chain", "live-lata-chain-16", "live-step", "live-ramp", "live-nasa", "live-sessions", "live-degradation"} {
 		p, err := NewPlan(name, DefaultMaxCores)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -58,6 +59,29 @@ func TestPlanRefusesWhatTheLiveLoopCannotRun(t *testing.T) {
 		if len(p.Pods) == 0 || len(p.Runs) == 0 {
 			t.Errorf("%s: %d pods and %d runs", name, len(p.Pods), len(p.Runs))
 		}
+	}
+}
+
+// A calendar on a trace would read, in the lab, the trace's rows before its
+// start as its history, which the live Prometheus does not hold.
+func TestPlanRefusesACalendarOnATrace(t *testing.T) {
+	base, err := os.ReadFile("../scenarios/live-nasa.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := "autoscaling: artt}"
+	text := strings.Replace(string(base), from, "autoscaling: artt, scalerMetadata: {normalization: calendar, calendarPeriod: 48m, calendarStep: 15s}}", 1)
+	if text == string(base) {
+		t.Fatalf("the edit %q did not apply", from)
+	}
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewPlan(path, DefaultMaxCores)
+	var fe *scenario.FieldError
+	if !errors.As(err, &fe) || fe.Field != "runs.scalerMetadata.normalization" {
+		t.Errorf("err = %v, want a field error on runs.scalerMetadata.normalization", err)
 	}
 }
 
