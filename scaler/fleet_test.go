@@ -81,7 +81,7 @@ func TestScalerFleet(t *testing.T) {
 	}{
 		{"whole ranges", func(o QueryObserver) *PrometheusSource { return NewPrometheusSource(o) }},
 		{"reused ranges", func(o QueryObserver) *PrometheusSource {
-			return NewPrometheusSource(o).ReuseRanges(time.Minute, 10*time.Minute)
+			return NewPrometheusSource(o).ReuseRanges(time.Minute, 10*time.Minute, 10*time.Minute)
 		}},
 	} {
 		var queries atomic.Int64

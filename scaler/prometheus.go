@@ -121,10 +121,11 @@ func (p *PrometheusSource) KeepConnections(n int) *PrometheusSource {
 
 // ReuseRanges makes later polls ask only for the points of a range query
 // that are new or younger than settle before the previous answer's newest
-// point, and reuse the rest; answers no poll asked for within idle are
+// point, and reuse the rest; points the answers held empty are asked for
+// again every gapRetry, and answers no poll asked for within idle are
 // dropped. Call it before the first Fetch.
-func (p *PrometheusSource) ReuseRanges(settle, idle time.Duration) *PrometheusSource {
-	p.ranges = newRangeCache(settle, idle)
+func (p *PrometheusSource) ReuseRanges(settle, idle, gapRetry time.Duration) *PrometheusSource {
+	p.ranges = newRangeCache(settle, idle, gapRetry)
 	return p
 }
 
@@ -252,7 +253,7 @@ func (p *PrometheusSource) rangeQuery(ctx context.Context, promAPI promv1.API, s
 	}
 	p.points(n-first, first)
 	if p.ranges != nil {
-		p.ranges.store(key, r.End, out, now)
+		p.ranges.store(key, r.End, out, first, now)
 	}
 	return out, nil
 }

@@ -14,10 +14,14 @@ import (
 // older than the settle margin before the previous answer's newest point:
 // Prometheus stamps a sample with its scrape's start and stores it at the
 // scrape's end, so the newest points can still change; the margin asks
-// for them again.
+// for them again. A settled point found empty may be filled later (a block
+// backfilled into the past, a late remote write), so the empty ones are
+// asked again once every gapRetry: a poll at a time would ask a new
+// workload's calendar, empty for most of its week, for its whole range.
 type rangeCache struct {
-	settle time.Duration
-	idle   time.Duration
+	settle   time.Duration
+	idle     time.Duration
+	gapRetry time.Duration
 
 	mu      sync.Mutex
 	entries map[rangeKey]*rangeEntry
@@ -36,10 +40,12 @@ type rangeEntry struct {
 	end    time.Time // the newest point
 	values []float64
 	used   time.Time
+	// gapsAsked is when the entry's empty points were last asked for.
+	gapsAsked time.Time
 }
 
-func newRangeCache(settle, idle time.Duration) *rangeCache {
-	return &rangeCache{settle: settle, idle: idle, entries: make(map[rangeKey]*rangeEntry)}
+func newRangeCache(settle, idle, gapRetry time.Duration) *rangeCache {
+	return &rangeCache{settle: settle, idle: idle, gapRetry: gapRetry, entries: make(map[rangeKey]*rangeEntry)}
 }
 
 // known returns the values of the range of n points ending at end that the
@@ -71,7 +77,24 @@ func (c *rangeCache) known(k rangeKey, end time.Time, now time.Time) (values []f
 		}
 		first = i + 1
 	}
+	if now.Sub(e.gapsAsked) >= c.gapRetry {
+		if gap := firstEmpty(values[:first]); gap >= 0 {
+			// Asked again from the first gap: what is not answered now is empty.
+			copy(values[gap:first], unknownPoints(first-gap))
+			first = gap
+		}
+	}
 	return values, first
+}
+
+// firstEmpty is the index of the first point without a value, -1 if none.
+func firstEmpty(values []float64) int {
+	for i, v := range values {
+		if math.IsNaN(v) {
+			return i
+		}
+	}
+	return -1
 }
 
 // unknownPoints is n points not yet read: NaN, as Prometheus leaves a gap.
@@ -83,8 +106,9 @@ func unknownPoints(n int) []float64 {
 	return out
 }
 
-// store records a complete answer.
-func (c *rangeCache) store(k rangeKey, end time.Time, values []float64, now time.Time) {
+// store records a complete answer, whose points from askedFrom on were
+// asked for.
+func (c *rangeCache) store(k rangeKey, end time.Time, values []float64, askedFrom int, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[k]
@@ -97,6 +121,9 @@ func (c *rangeCache) store(k rangeKey, end time.Time, values []float64, now time
 	}
 	e.end, e.used = end, now
 	e.values = append(e.values[:0], values...)
+	if firstEmpty(values[:askedFrom]) < 0 {
+		e.gapsAsked = now // every empty point was just asked for
+	}
 }
 
 // sweep drops answers no poll asked for within the idle limit, at most once

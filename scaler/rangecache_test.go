@@ -79,7 +79,7 @@ func TestReusedRangesEqualWholeRanges(t *testing.T) {
 	}
 	var observedAsked, observedReused int // written by the two range queries' goroutines
 	var observedMu sync.Mutex
-	reusing := NewPrometheusSource(nil).ReuseRanges(3*time.Second, time.Minute).
+	reusing := NewPrometheusSource(nil).ReuseRanges(3*time.Second, time.Minute, time.Minute).
 		ObservePoints(func(asked, reused int) {
 			observedMu.Lock()
 			defer observedMu.Unlock()
@@ -159,4 +159,76 @@ func nonNaN(xs []float64) int {
 		}
 	}
 	return n
+}
+
+// A range's points Prometheus first had no value for (here its first
+// answers are emptied on the way, as before a past is backfilled) are
+// taken as settled until the gap retry has passed, and then asked again:
+// the answer is the whole range's.
+func TestEmptyPointsAreAskedAgainAfterTheGapRetry(t *testing.T) {
+	needProm(t)
+	target, err := url.Parse(prom.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var emptied sync.Map // a query's text, once its first answer was emptied
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/query_range" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			form, _ := url.ParseQuery(string(body))
+			if _, done := emptied.LoadOrStore(form.Get("query")+r.URL.Query().Get("query"), true); !done {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	spec, err := ParseMetadata("shop", "so", webMetadata(map[string]string{"prometheusAddress": srv.URL}), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const retry = 5 * time.Second
+	reusing := NewPrometheusSource(nil).ReuseRanges(3*time.Second, time.Minute, retry)
+	base := time.Now()
+	for poll, offset := range []time.Duration{0, time.Second, retry + time.Second} {
+		if wait := time.Until(base.Add(offset).Add(5 * time.Second)); wait > 0 {
+			time.Sleep(wait)
+		}
+		now := base.Add(offset)
+		got, err := reusing.Fetch(context.Background(), spec, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := NewPrometheusSource(nil).Fetch(context.Background(), spec, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The points settled at the second poll: all but the margin's and
+		// the new second's.
+		settled := spec.Points() - 4
+		switch poll {
+		case 0:
+			if nonNaN(got.Demand) != 0 {
+				t.Fatalf("the first answer was emptied, yet %d points hold a value", nonNaN(got.Demand))
+			}
+		case 1:
+			if n := nonNaN(got.Demand[:settled]); n != 0 {
+				t.Errorf("before the retry, %d settled points were asked again", n)
+			}
+			if nonNaN(want.Demand[:settled]) == 0 {
+				t.Fatal("the whole range holds no demand among the settled points; nothing was compared")
+			}
+		case 2:
+			for i := range want.Demand {
+				g, w := got.Demand[i], want.Demand[i]
+				if g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
+					t.Fatalf("after the retry, point %d: reused %v, whole range %v", i, g, w)
+				}
+			}
+		}
+	}
 }

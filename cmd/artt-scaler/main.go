@@ -50,7 +50,7 @@ type flags struct {
 	tlsCert, tlsKey, tlsClientCA           string
 	cacheTTL, idleTTL, pushInterval, grace time.Duration
 	reuseRanges, compress                  bool
-	rangeSettle                            time.Duration
+	rangeSettle, rangeGapRetry             time.Duration
 	logLevel, logFormat                    string
 }
 
@@ -91,6 +91,7 @@ func (f *flags) define(fs *flag.FlagSet) (showVersion *bool) {
 	fs.IntVar(&f.maxResponseBytes, "max-response-bytes", scaler.DefaultMaxResponseBytes, "largest answer read from Prometheus for one query; past it the query is refused, naming its metadata key (a trigger's queries each return one series)")
 	fs.BoolVar(&f.compress, "prometheus-compression", false, "ask Prometheus for gzip-compressed answers (for a Prometheus across a slow link; inside a cluster compression costs both sides more CPU than it saves)")
 	fs.DurationVar(&f.rangeSettle, "range-settle", time.Minute, "with --reuse-ranges, the points this close to the previous poll's newest are asked again (raise it when samples reach Prometheus late, e.g. through remote write)")
+	fs.DurationVar(&f.rangeGapRetry, "range-gap-retry", 10*time.Minute, "with --reuse-ranges, how often the points Prometheus had no value for are asked again, so a history backfilled into the past is read")
 	fs.DurationVar(&f.pushInterval, "push-interval", 15*time.Second, "how often StreamIsActive and StreamMetricSpec re-evaluate")
 	fs.DurationVar(&f.grace, "shutdown-grace", 20*time.Second, "time to finish in-flight calls on SIGTERM")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -134,7 +135,7 @@ func (f flags) validate() error {
 	for _, d := range []struct {
 		name  string
 		value time.Duration
-	}{{"--cache-ttl", f.cacheTTL}, {"--idle-ttl", f.idleTTL}, {"--push-interval", f.pushInterval}, {"--shutdown-grace", f.grace}} {
+	}{{"--cache-ttl", f.cacheTTL}, {"--idle-ttl", f.idleTTL}, {"--push-interval", f.pushInterval}, {"--shutdown-grace", f.grace}, {"--range-gap-retry", f.rangeGapRetry}} {
 		if d.value <= 0 {
 			problems = append(problems, fmt.Errorf("%s = %s: must be positive", d.name, d.value))
 		}
@@ -195,7 +196,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	source := scaler.NewPrometheusSource(tel.QueryObserver()).ObservePoints(tel.PointsObserver()).
 		KeepConnections(3 * f.maxConcurrentPolls).Compress(f.compress).MaxResponseBytes(int64(f.maxResponseBytes))
 	if f.reuseRanges {
-		source.ReuseRanges(f.rangeSettle, f.idleTTL)
+		source.ReuseRanges(f.rangeSettle, f.idleTTL, f.rangeGapRetry)
 	}
 	defer source.CloseIdleConnections()
 	scaledObjects, err := watchScaledObjects(ctx, f)
