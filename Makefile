@@ -69,7 +69,7 @@ test-live:
 	$(LIVE_ENV) ARTT_REQUIRE_COMPONENTS=1 sh -c 'cd loadtest/live && $(GO) test $(VETTED) -count=1 -v -timeout 20m ./...'
 
 ## live: the live scenarios on real parts, each beside the lab's prediction (docs/live.md regenerated, reports in
-## out/live; about 110 minutes); needs root
+## out/live; about 130 minutes); needs root
 LIVE_SCENARIOS ?= live-demo live-lata-chain live-lata-chain-16 live-step live-ramp live-nasa live-sessions live-degradation
 live:
 	cd loadtest/live && $(GO) build -o ../../$(BIN)/artt-live ./cmd/artt-live
