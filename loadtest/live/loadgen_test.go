@@ -50,7 +50,8 @@ func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grpcPort, metricsPort := freePort(t), freePort(t)
+	ports := freePorts(t, 2)
+	grpcPort, metricsPort := ports[0], ports[1]
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(grpcPort))
 	s, err := backend.New(backend.Config{Scenario: l.Scenario, Component: "echo", Node: "n1", Namespace: "idle", Pod: "echo-0",
 		IP: "127.0.0.1", Port: grpcPort, MetricsPort: metricsPort, Limit: 1, Seed: 1})
@@ -60,14 +61,24 @@ func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = s.Serve(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	exited := make(chan struct{})
+	var serveErr error
+	go func() {
+		serveErr = s.Serve(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		close(exited)
+	}()
 	conn, err := backend.Dialer{Static: map[string][]string{"echo": {addr}}}.Dial("echo")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if err := waitListening(ctx, addr, nil); err != nil {
-		t.Fatal(err)
+	if err := waitListening(ctx, addr, exited); err != nil {
+		select {
+		case <-exited:
+			t.Fatalf("%v: %v", err, serveErr)
+		default:
+			t.Fatal(err)
+		}
 	}
 	g := loadgen.New(loadgen.Config{Rate: workload.Constant(200), Duration: 5 * time.Second, Timeout: 5 * time.Second, Seed: 1, Node: "n1", Workload: "test"})
 	recs := g.Run(ctx, conn, "echo")
@@ -96,12 +107,18 @@ func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 		len(recs), stats.Quantile(lat, 0.5), stats.Quantile(lat, 0.99), lag.P50, lag.P99, lag.Max)
 }
 
-func freePort(t *testing.T) int {
+// freePorts are n distinct ports free on loopback: each is held until all
+// are taken, so two cannot be the same.
+func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ports
 }
