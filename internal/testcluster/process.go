@@ -42,6 +42,21 @@ func FreePort() int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// FreePorts are n distinct loopback ports nothing listens on now: each is
+// held until all are found, where n calls of FreePort may repeat one.
+func FreePorts(n int) []int {
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports
+}
+
 // FreeAddress is 127.0.0.1:FreePort().
 func FreeAddress() string { return fmt.Sprintf("127.0.0.1:%d", FreePort()) }
 

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"github.com/artt-dev/artt/internal/testcluster"
 	"io"
 	"log/slog"
 	"net"
@@ -50,7 +51,7 @@ func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports := freePorts(t, 2)
+	ports := testcluster.FreePorts(2)
 	grpcPort, metricsPort := ports[0], ports[1]
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(grpcPort))
 	s, err := backend.New(backend.Config{Scenario: l.Scenario, Component: "echo", Node: "n1", Namespace: "idle", Pod: "echo-0",
@@ -105,20 +106,4 @@ func TestLoadgenPrecisionOnAnIdleBackend(t *testing.T) {
 	lag := SendLag(&Measured{Records: recs})
 	t.Logf("idle backend on loopback, %d requests at 200/s: latency P50 %.3f ms, P99 %.3f ms; sent late by P50 %.0f µs, P99 %.0f µs, max %.0f µs",
 		len(recs), stats.Quantile(lat, 0.5), stats.Quantile(lat, 0.99), lag.P50, lag.P99, lag.Max)
-}
-
-// freePorts are n distinct ports free on loopback: each is held until all
-// are taken, so two cannot be the same.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports
 }

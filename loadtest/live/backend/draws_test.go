@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"github.com/artt-dev/artt/internal/testcluster"
 	"io"
 	"log/slog"
 	"math"
@@ -48,7 +49,7 @@ runs: [{routing: round-robin}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports := freePorts(t, 2)
+	ports := testcluster.FreePorts(2)
 	port, metricsPort := ports[0], ports[1]
 	s, err := New(Config{Scenario: l.Scenario, Component: "w", Node: "n1", Namespace: "draws", Pod: "w-0",
 		IP: "127.0.0.1", Port: port, MetricsPort: metricsPort, Limit: 1, Seed: 7})
@@ -98,25 +99,9 @@ runs: [{routing: round-robin}]
 	}
 }
 
-// freePorts returns n distinct ports free on loopback when it returns,
-// each held until all are found, so no two are the same.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		lis, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer lis.Close()
-		ports = append(ports, lis.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
 // awaitListening returns once addr accepts a connection: Serve binds in its
 // own goroutine, and a call before then fails without a retry. Serve's
-// return before then (a port taken since freePorts) fails the test with
+// return before then (a port taken since testcluster.FreePorts) fails the test with
 // its error.
 func awaitListening(t *testing.T, addr string, served <-chan error) {
 	t.Helper()
