@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"github.com/artt-dev/artt/internal/testcluster"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +14,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/artt-dev/artt/internal/testcluster"
 	"github.com/artt-dev/artt/loadtest"
 	"github.com/artt-dev/artt/loadtest/live/backend"
 	"github.com/artt-dev/artt/loadtest/live/loadgen"

@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"github.com/artt-dev/artt/internal/testcluster"
 	"io"
 	"log/slog"
 	"math"
@@ -19,6 +18,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/artt-dev/artt/internal/testcluster"
 	"github.com/artt-dev/artt/loadtest"
 	"github.com/artt-dev/artt/loadtest/workload"
 )
