@@ -99,16 +99,15 @@ func (t *Tracker) Update(window []float64, costPerRequest float64) (Result, erro
 		t.last = Result{Threshold: t.cfg.StaticThreshold, Mode: ModeStatic, Fitted: true}
 		return t.last, nil
 	}
+	// Finite samples near ±1e308 overflow the fit's sums and the
+	// normalisations' differences: such a window says nothing usable, like
+	// one with too few samples. No demand or cost comes near 1e100.
+	if !ordinary(window) {
+		return t.last, fmt.Errorf("%w: a sample beyond ±1e100 overflows the arithmetic", ErrInsufficientData)
+	}
 	fit, err := FitLineRANSAC(window, t.cfg.RANSAC)
 	if err != nil {
 		return t.last, err
-	}
-	// Finite samples can still overflow the fit's sums (±1e308): such a
-	// window says nothing usable, like one with too few samples.
-	for _, v := range []float64{fit.Slope, fit.Mean, fit.MeanAbsResidual, fit.Span} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return t.last, fmt.Errorf("%w: the window's values overflow the fit", ErrInsufficientData)
-		}
 	}
 	w := fitted{samples: window, fit: fit, cost: t.countCost(costPerRequest)}
 	w.costRel = t.costRelative(w.cost)
@@ -257,11 +256,12 @@ func (t *Tracker) countCost(costPerRequest float64) float64 {
 
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// ordinary reports whether no sample is large enough for a window's fit to
-// overflow float64 arithmetic (and so fail although its samples are finite).
+// ordinary reports whether no finite sample is large enough to overflow
+// float64 arithmetic in a fit or a normalisation (infinities are missing
+// samples, as NaN is).
 func ordinary(demand []float64) bool {
 	for _, x := range demand {
-		if math.Abs(x) > 1e100 {
+		if isFinite(x) && math.Abs(x) > 1e100 {
 			return false
 		}
 	}

@@ -436,6 +436,8 @@ func fastReplayEqualsFullReplay(t *testing.T, cfg Config) {
 				demand[i] = math.NaN()
 			case 1:
 				cost[i] = math.NaN()
+			case 2:
+				demand[i] = math.Inf(1) // missing, as NaN is
 			}
 		}
 		if trial%5 == 0 { // a newest stretch too sparse to fit
