@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/artt-dev/artt/loadtest/outcome"
@@ -11,7 +12,8 @@ import (
 )
 
 // calendarScenario is oracleScenario's backend under ARTT-HPA with the
-// given scaler metadata: 10 ms per request on a 0.5-core request.
+// given scaler metadata: 10 ms per request on a 0.5-core request, scraped
+// every 5 s, so that a calendar step of 15 s holds three scrapes.
 func calendarScenario(t *testing.T, metadata string) *scenario.Scenario {
 	t.Helper()
 	sc, err := scenario.Parse(fmt.Appendf(nil, `
@@ -23,7 +25,7 @@ application:
   components:
     - {name: backend, cpuPerRequest: 10ms, demand: constant, cpuRequest: 0.5, replicas: 2, maxReplicas: 40, autoscale: true}
 workload: {type: constant, rate: 50}
-control: {podStartup: 20s}
+control: {podStartup: 20s, sampleInterval: 5s}
 runs: [{routing: least-request, autoscaling: artt, scalerMetadata: {%s}}]
 `, metadata))
 	if err != nil {
@@ -88,7 +90,7 @@ func TestTheLabsCalendarReadsTheWorkloadsPast(t *testing.T) {
 	sc := calendarScenario(t, "normalization: calendar, calendarPeriod: 1m, calendarStep: 15s, calendarPeriods: \"1\"")
 	rate := workload.Rate{Starts: []float64{0}, Values: []float64{50},
 		Past: workload.Past{Values: []float64{10, 20, 30, 40, 50, 60}, Step: 15, Cycles: 1}}
-	e, err := New(sc, sc.Runs[0], rate, Options{})
+	e, err := New(sc, sc.Runs[0], rate, onTheGrid(sc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,5 +108,37 @@ func TestTheLabsCalendarReadsTheWorkloadsPast(t *testing.T) {
 	e.now = 30 // one poll in, with no scrape taken: the newest two steps are not known
 	if got := e.calendarHistory(e.comps[0], settings, 2); !math.IsNaN(got[4]) || !math.IsNaN(got[3]) || got[2] != 120 {
 		t.Fatalf("at 30 s, history %v; want the past up to 0 s and NaN after", got)
+	}
+}
+
+// artt-scaler ends the calendar's range at the poll truncated to the step on
+// the wall clock. A load that starts 5 s past a step's boundary has its
+// newest point at −5 s, holding 5 s of the row before the last and 10 s of
+// the last: (50 × 5 + 60 × 10) ÷ 15 × 2 calls.
+func TestTheLabsCalendarPointsFollowTheWallClock(t *testing.T) {
+	sc := calendarScenario(t, "normalization: calendar, calendarPeriod: 1m, calendarStep: 15s, calendarPeriods: \"1\"")
+	rate := workload.Rate{Starts: []float64{0}, Values: []float64{50},
+		Past: workload.Past{Values: []float64{10, 20, 30, 40, 50, 60}, Step: 15, Cycles: 1}}
+	opts := onTheGrid(sc)
+	opts.Phases.Wall = 5
+	e, err := New(sc, sc.Runs[0], rate, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := e.autoscaler.(*kedaHPA).triggers[e.comps[0]].spec
+	got := e.calendarHistory(e.comps[0], settings, 2)
+	if want := (50*5 + 60*10) / 15.0 * 2; math.Abs(got[len(got)-1]-want) > 1e-9 {
+		t.Fatalf("history %v; want the newest point (−20 s, −5 s] at %v", got, want)
+	}
+}
+
+// Prometheus' rate() needs two samples in its window: a calendar step of
+// one scrape interval would read no history in a cluster, so the lab
+// refuses it by name.
+func TestTheLabRefusesACalendarStepOfOneScrape(t *testing.T) {
+	sc := calendarScenario(t, "normalization: calendar, calendarPeriod: 1m, calendarStep: 5s")
+	_, err := New(sc, sc.Runs[0], workload.Rate{Starts: []float64{0}, Values: []float64{50}}, onTheGrid(sc))
+	if err == nil || !strings.Contains(err.Error(), "calendarStep 5s") {
+		t.Fatalf("New = %v; want an error naming calendarStep 5s", err)
 	}
 }
