@@ -121,7 +121,7 @@ func queriesOf(spec Spec) []checkedQuery {
 		qs = append(qs, checkedQuery{QueryPodCPURequest, spec.PodCPURequestQuery, "scrape kube-state-metrics, and give the workload's containers CPU requests"})
 	}
 	if spec.UsesCalendar() {
-		qs = append(qs, checkedQuery{QueryCalendar, spec.CalendarQuery, "scrape the series calendarQuery reads (by default arrivalRateQuery's), or set normalization to another than \"calendar\""})
+		qs = append(qs, checkedQuery{QueryCalendar, spec.CalendarQuery, "scrape the series calendarQuery reads (by default arrivalRateQuery's) at least twice per calendarStep, whose rate() needs two samples, or set normalization to another than \"calendar\""})
 	}
 	return qs
 }
