@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/artt-dev/artt/loadtest/live/backend"
 	promapi "github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
@@ -58,14 +59,35 @@ func (h *Harness) pipeline(ctx context.Context, a *Active, w *stageWatch, firstA
 		return nil, err
 	}
 	for _, pod := range pods {
-		if at, ok := w.inIstiod[podIP(a.index, pod.Index)]; ok && !pod.Created.IsZero() {
+		if pod.Created.IsZero() {
+			continue
+		}
+		if at := w.turnedHealthy(podIP(a.index, pod.Index), pod.Created); !at.IsZero() {
 			p.InIstiod[pod.Name] = at
 		}
 	}
 	if p.Evaluations, err = readEvaluations(filepath.Join(h.Cluster.Dir, "artt-scaler.log"), a.Namespace); err != nil {
 		return nil, err
 	}
-	p.Arrivals, err = arrivalSamples(ctx, h.Cluster.Prom.URL, a.Namespace, time.Since(a.Started)+time.Minute)
+	prom, err := promapi.NewClient(promapi.Config{Address: h.Cluster.Prom.URL})
+	if err != nil {
+		return nil, err
+	}
+	api, span := promv1.NewAPI(prom), time.Since(a.Started)+time.Minute
+	if p.Arrivals, err = arrivalSamples(ctx, api, a.Namespace, span); err != nil {
+		return nil, err
+	}
+	// The pods the run stopped before its end are read from Prometheus,
+	// which scraped their first arrival while they ran.
+	scraped, err := firstArrivals(ctx, api, a.Namespace, span)
+	if p.FirstArrival == nil {
+		p.FirstArrival = map[string]time.Time{}
+	}
+	for pod, at := range scraped {
+		if _, ok := p.FirstArrival[pod]; !ok {
+			p.FirstArrival[pod] = at
+		}
+	}
 	return p, err
 }
 
@@ -107,13 +129,9 @@ func readEvaluations(path, ns string) ([]Evaluation, error) {
 
 // arrivalSamples are the raw samples of every pod's arrival counter in
 // namespace ns over the last span.
-func arrivalSamples(ctx context.Context, promURL, ns string, span time.Duration) (map[string][]Sample, error) {
-	c, err := promapi.NewClient(promapi.Config{Address: promURL})
-	if err != nil {
-		return nil, err
-	}
+func arrivalSamples(ctx context.Context, api promv1.API, ns string, span time.Duration) (map[string][]Sample, error) {
 	query := fmt.Sprintf(`envoy_http_downstream_rq_total{namespace=%q}[%ds]`, ns, int(span.Seconds()))
-	v, _, err := promv1.NewAPI(c).Query(ctx, query, time.Now())
+	v, _, err := api.Query(ctx, query, time.Now())
 	if err != nil {
 		return nil, fmt.Errorf("prometheus: %s: %w", query, err)
 	}
@@ -126,6 +144,27 @@ func arrivalSamples(ctx context.Context, promURL, ns string, span time.Duration)
 		pod := string(s.Metric["pod"])
 		for _, p := range s.Values {
 			out[pod] = append(out[pod], Sample{At: p.Timestamp.Time(), Value: float64(p.Value)})
+		}
+	}
+	return out, nil
+}
+
+// firstArrivals are, by pod of namespace ns, when its first request
+// arrived, as Prometheus last scraped it over the last span.
+func firstArrivals(ctx context.Context, api promv1.API, ns string, span time.Duration) (map[string]time.Time, error) {
+	query := fmt.Sprintf(`max by (pod) (max_over_time(%s{namespace=%q}[%ds]))`, backend.FirstArrivalGauge, ns, int(span.Seconds()))
+	v, _, err := api.Query(ctx, query, time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("prometheus: %s: %w", query, err)
+	}
+	vec, ok := v.(model.Vector)
+	if !ok {
+		return nil, fmt.Errorf("prometheus: %s: a %s, want a vector", query, v.Type())
+	}
+	out := map[string]time.Time{}
+	for _, s := range vec {
+		if s.Value > 0 {
+			out[string(s.Metric["pod"])] = time.Unix(0, int64(float64(s.Value)*1e9))
 		}
 	}
 	return out, nil

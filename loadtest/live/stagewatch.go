@@ -27,8 +27,10 @@ type HPAStatus struct {
 }
 
 // stageWatch records what an autoscaled run shows only as it happens:
-// each status its HPAs write, and when each pod is first listed ready in
-// an EndpointSlice and Healthy in istiod's endpoint index. It polls every
+// each status its HPAs write, when each pod is first listed ready in an
+// EndpointSlice, and each time an address turns Healthy in istiod's
+// endpoint index (a scaled component's pods reuse their slots' addresses,
+// so an address's first time is only its first pod's). It polls every
 // 250 ms, a small load beside the run's.
 type stageWatch struct {
 	c      *Cluster
@@ -39,8 +41,9 @@ type stageWatch struct {
 
 	mu       sync.Mutex
 	statuses []HPAStatus
-	inSlice  map[string]time.Time // by pod name
-	inIstiod map[string]time.Time // by address
+	inSlice  map[string]time.Time   // by pod name
+	inIstiod map[string][]time.Time // by address: each time it turned Healthy
+	healthy  map[string]bool        // the addresses Healthy at the last look
 	err      error
 }
 
@@ -49,7 +52,7 @@ const stageWatchPeriod = 250 * time.Millisecond
 func startStageWatch(ctx context.Context, c *Cluster, ns string, hpas []string) *stageWatch {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &stageWatch{c: c, ns: ns, hpas: hpas, cancel: cancel, done: make(chan struct{}),
-		inSlice: map[string]time.Time{}, inIstiod: map[string]time.Time{}}
+		inSlice: map[string]time.Time{}, inIstiod: map[string][]time.Time{}, healthy: map[string]bool{}}
 	go func() {
 		defer close(w.done)
 		for {
@@ -95,10 +98,37 @@ func (w *stageWatch) look(ctx context.Context) {
 	addrs, err := istiodHealthy(ctx, w.c.Istiod.HTTPAddr)
 	if err != nil {
 		w.fail(ctx, err)
+		return
 	}
+	w.sawHealthy(addrs, now)
+}
+
+// sawHealthy notes each address that turned Healthy since the last look.
+func (w *stageWatch) sawHealthy(addrs []string, at time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := make(map[string]bool, len(addrs))
 	for _, a := range addrs {
-		w.first(w.inIstiod, a, now)
+		if !w.healthy[a] && !now[a] {
+			w.inIstiod[a] = append(w.inIstiod[a], at)
+		}
+		now[a] = true
 	}
+	w.healthy = now
+}
+
+// turnedHealthy is when address first turned Healthy in istiod at or
+// after since: for a pod, since its start. Zero when it did not, as for a
+// pod whose slot's previous pod istiod still listed when it started.
+func (w *stageWatch) turnedHealthy(address string, since time.Time) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, at := range w.inIstiod[address] {
+		if !at.Before(since) {
+			return at
+		}
+	}
+	return time.Time{}
 }
 
 // hpaStatus reads the status of an HPA with one external metric.

@@ -59,7 +59,8 @@ func NewMetrics(namespace, pod, workload, cpuacct string) *Metrics {
 		Name: "envoy_http_downstream_rq_total", Help: "Requests arrived, as Envoy's inbound listener counts them.",
 		ConstLabels: prometheus.Labels{"namespace": namespace, "pod": pod, "envoy_http_conn_manager_prefix": fmt.Sprintf("inbound_0.0.0.0_%d", Port)},
 	})
-	m.first = prometheus.NewGauge(prometheus.GaugeOpts{Name: FirstArrivalGauge, Help: "When the first request arrived, in seconds since the Unix epoch (0 before)."})
+	m.first = prometheus.NewGauge(prometheus.GaugeOpts{Name: FirstArrivalGauge, Help: "When the first request arrived, in seconds since the Unix epoch (0 before).",
+		ConstLabels: prometheus.Labels{"namespace": namespace, "pod": pod}})
 	m.Registry.MustRegister(m.requests, m.duration, m.received, m.arrived, m.first)
 	if cpuacct != "" {
 		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
