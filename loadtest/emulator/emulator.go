@@ -53,6 +53,7 @@ type Emulator struct {
 	// (package workload, draws.go).
 	rng      *rand.Rand
 	arrivals *rand.Rand
+	uids     *rand.Rand // the pods' UIDs (scaledown.go)
 	draws    *workload.CallDraws
 	arrived  uint64 // external arrivals so far
 	now      float64
@@ -151,6 +152,7 @@ func New(sc *scenario.Scenario, run scenario.Run, rate workload.Rate, opts Optio
 		sc: sc, run: run, rate: rate, q: newEventQueue(), grpc: sc.Cluster.DataPlane == scenario.DataPlaneGRPC,
 		rng:          rand.New(rand.NewPCG(sc.Seed, 0x5eed+opts.PolicyDraw)),
 		arrivals:     workload.Arrivals(sc.Seed),
+		uids:         rand.New(rand.NewPCG(sc.Seed, uidStream)),
 		draws:        workload.NewCallDraws(sc.Seed),
 		byName:       make(map[string]*component),
 		timeout:      sc.Workload.Timeout.Seconds(),

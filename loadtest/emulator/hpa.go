@@ -237,7 +237,8 @@ func (e *Emulator) maxScaleUp(current int) int {
 }
 
 // resize sets a component's replica count, as the Deployment's
-// ReplicaSet does: new pods scheduled, the newest removed first.
+// ReplicaSet does: new pods scheduled, and the pods its ranking puts first
+// removed (scaledown.go).
 func (e *Emulator) resize(c *component, desired int) {
 	current := len(c.pods)
 	if desired == current {
@@ -252,15 +253,10 @@ func (e *Emulator) resize(c *component, desired int) {
 			break
 		}
 	}
-	for desired < len(c.pods) {
-		// The ReplicaSet removes the newest pods first (unready before ready).
-		victim := c.pods[len(c.pods)-1]
-		for _, p := range c.pods {
-			if p.state == starting {
-				victim = p
-			}
+	if excess := len(c.pods) - desired; excess > 0 {
+		for _, victim := range e.scaleDownOrder(c)[:excess] {
+			e.terminate(victim, false)
 		}
-		e.terminate(victim, false)
 	}
 	e.reactToChange()
 }

@@ -20,7 +20,7 @@ func (e *Emulator) createPod(c *component, on *node, initial bool) (*replica, er
 		}
 	}
 	p := &replica{
-		id: len(e.pods), name: fmt.Sprintf("%s-%d", c.spec.Name, c.next), comp: c, node: on,
+		id: len(e.pods), name: fmt.Sprintf("%s-%d", c.spec.Name, c.next), uid: e.uids.Uint64(), comp: c, node: on,
 		state: starting, born: e.now, last: e.now, readyAt: math.NaN(), measureFrom: max(e.now, e.warmup),
 		proxy: sidecar{node: on}, inService: newRequestHeap(),
 	}

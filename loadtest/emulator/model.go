@@ -37,6 +37,7 @@ const (
 type replica struct {
 	id    int
 	name  string
+	uid   uint64 // random, as a Kubernetes UID: the last tie-break of a scale-down
 	comp  *component
 	node  *node
 	state replicaState
