@@ -11,10 +11,10 @@ import (
 const uidStream = 0x0d1d
 
 // scaleDownOrder is c's pods in the order its ReplicaSet deletes them when
-// the Deployment shrinks, first first: the ranking of Kubernetes' ReplicaSet
-// controller (pkg/controller/replicaset/replica_set.go, getPodsToDelete,
-// and pkg/controller/controller_utils.go, ActivePodsWithRanks.Less, at
-// v1.37). A pod not yet Ready goes first; then a pod on the node with the
+// the Deployment shrinks, the first to go first: the ranking of Kubernetes'
+// ReplicaSet controller (pkg/controller/replicaset/replica_set.go,
+// getPodsToDelete, and pkg/controller/controller_utils.go,
+// ActivePodsWithRanks.Less, at v1.37). A pod not yet Ready goes first; then a pod on the node with the
 // most of c's pods, so a shrink spreads what is left over the nodes; then
 // the one Ready for the shorter time, and the newer one, each compared by
 // the base-2 logarithm of its age, so that pods of much the same age are
