@@ -170,8 +170,8 @@ func scrapeCounters(ctx context.Context, url string) (podCounters, error) {
 		out.server += m.GetCounter().GetValue()
 	}
 	for _, m := range families[backend.FirstArrivalGauge].GetMetric() {
-		if s := m.GetGauge().GetValue(); s > 0 {
-			out.firstArrival = time.Unix(0, int64(s*1e9))
+		if at := backend.FirstArrivalAt(m.GetGauge().GetValue()); !at.IsZero() {
+			out.firstArrival = at
 		}
 	}
 	return out, nil

@@ -163,8 +163,8 @@ func firstArrivals(ctx context.Context, api promv1.API, ns string, span time.Dur
 	}
 	out := map[string]time.Time{}
 	for _, s := range vec {
-		if s.Value > 0 {
-			out[string(s.Metric["pod"])] = time.Unix(0, int64(float64(s.Value)*1e9))
+		if at := backend.FirstArrivalAt(float64(s.Value)); !at.IsZero() {
+			out[string(s.Metric["pod"])] = at
 		}
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
@@ -21,6 +22,15 @@ const (
 	ServerCounter     = "artt_live_server_cpu_seconds_total"
 	FirstArrivalGauge = "artt_live_first_arrival_timestamp_seconds"
 )
+
+// FirstArrivalAt is the time a FirstArrivalGauge value says; zero for 0,
+// the gauge's value before any request.
+func FirstArrivalAt(v float64) time.Time {
+	if v <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(v*1e9))
+}
 
 // istioBuckets are the bounds of Istio's istio_request_duration_milliseconds.
 var istioBuckets = []float64{0.5, 1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 600000, 1800000, 3600000}
